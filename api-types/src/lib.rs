@@ -1,0 +1,14 @@
+//! Wire types of the runlens app API (`/api/v1/...`), shared by the app (wasm32) and the
+//! server (native). Serde only; imported on both sides as `use api_types as json;`.
+
+mod error;
+mod experiments;
+mod metrics;
+mod runs;
+mod value;
+
+pub use error::ApiError;
+pub use experiments::{ExperimentDetail, ExperimentList, ExperimentSort, ExperimentSummary};
+pub use metrics::{MetricSeries, SeriesPoint, XAxis};
+pub use runs::{KeyValue, LatestMetric, RunDetail, RunRef, RunRow, RunTable, RunTableColumns};
+pub use value::F64;

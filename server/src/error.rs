@@ -1,0 +1,109 @@
+//! The server's error type. Feature code returns `Error`; each dialect renders it: the
+//! MLflow dialect as `{"error_code", "message"}` with MLflow's statuses
+//! (`mlflow::MlflowError`), the app API as `api_types::ApiError`.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// What can go wrong while serving a request. Only the `Display` text reaches clients;
+/// internal causes are logged.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A request field is missing, malformed or out of range (MLflow `INVALID_PARAMETER_VALUE`, 400).
+    #[error("{0}")]
+    InvalidParameter(String),
+    /// The request body or query cannot be decoded at all (MLflow `BAD_REQUEST`, 400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The named resource does not exist (MLflow `RESOURCE_DOES_NOT_EXIST`, 404).
+    #[error("{0}")]
+    NotFound(String),
+    /// The resource already exists (MLflow `RESOURCE_ALREADY_EXISTS`, 400).
+    #[error("{0}")]
+    AlreadyExists(String),
+    /// The resource is in the wrong lifecycle state, e.g. logging to a deleted run
+    /// (MLflow answers `INVALID_PARAMETER_VALUE` 400 for these; never a retried 5xx).
+    #[error("{0}")]
+    InvalidState(String),
+    /// A bug or an I/O failure; the text is logged, clients get a generic message.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl Error {
+    /// The MLflow `error_code` for this error.
+    pub fn mlflow_code(&self) -> &'static str {
+        match self {
+            Error::InvalidParameter(_) | Error::InvalidState(_) => "INVALID_PARAMETER_VALUE",
+            Error::BadRequest(_) => "BAD_REQUEST",
+            Error::NotFound(_) => "RESOURCE_DOES_NOT_EXIST",
+            Error::AlreadyExists(_) => "RESOURCE_ALREADY_EXISTS",
+            Error::Internal(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    /// The HTTP status for this error (both dialects).
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Error::InvalidParameter(_)
+            | Error::BadRequest(_)
+            | Error::AlreadyExists(_)
+            | Error::InvalidState(_) => StatusCode::BAD_REQUEST,
+            Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn log(&self) {
+        if let Error::Internal(cause) = self {
+            tracing::error!(%cause, "internal error");
+        }
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::Internal(format!("database: {e}"))
+    }
+}
+
+/// Renders an [`Error`] in the app API's shape (`api_types::ApiError`).
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.log();
+        let code = match &self {
+            Error::InvalidParameter(_) | Error::InvalidState(_) => "INVALID_PARAMETER",
+            Error::BadRequest(_) => "BAD_REQUEST",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::AlreadyExists(_) => "ALREADY_EXISTS",
+            Error::Internal(_) => "INTERNAL",
+        };
+        let body = api_types::ApiError {
+            code: code.to_string(),
+            message: self.to_string(),
+        };
+        (self.status(), Json(body)).into_response()
+    }
+}
+
+/// The same error rendered in the MLflow dialect: `{"error_code", "message"}`.
+#[derive(Debug)]
+pub struct MlflowError(pub Error);
+
+impl<E: Into<Error>> From<E> for MlflowError {
+    fn from(e: E) -> Self {
+        MlflowError(e.into())
+    }
+}
+
+impl IntoResponse for MlflowError {
+    fn into_response(self) -> Response {
+        self.0.log();
+        let body = serde_json::json!({
+            "error_code": self.0.mlflow_code(),
+            "message": self.0.to_string(),
+        });
+        (self.0.status(), Json(body)).into_response()
+    }
+}
