@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs whatever is missing to build and test runlens on a fresh Debian 12 machine.
+# Idempotent: every step checks first and skips what is already there (a warm run takes
+# about a second). Called by `make run` and `make test`.
+#
+#   wasm32-unknown-unknown target  (rustup)
+#   trunk 0.21.14                  (cargo install; 0.22 needs a newer rustc)
+#   wasm-bindgen-cli 0.2.130       (cargo install; must equal the crate in Cargo.lock)
+#   end2end/node_modules           (npm ci: @playwright/test and binaryen's wasm-opt 132)
+#   chromium + chromium-driver     (apt-get, only if /usr/bin/chromium is missing)
+#   .venv                          (python venv: mlflow-skinny, psutil, pytest)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+PYTHON="${PYTHON:-python3}"
+
+say() { printf '[install-tools] %s\n' "$*"; }
+
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+if ! command -v cargo >/dev/null; then
+    say "cargo not found: install Rust (rustup) first" >&2
+    exit 1
+fi
+
+if command -v rustup >/dev/null; then
+    if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+        say "adding rust target wasm32-unknown-unknown"
+        rustup target add wasm32-unknown-unknown
+    fi
+fi
+
+if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION (about 8 minutes on 2 cores)"
+    cargo install --locked trunk --version "$TRUNK_VERSION"
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
+    # --locked fails when the registry lacks a locked dependency version; retry unlocked.
+    cargo install --locked wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" \
+        || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# Skip `npm ci` when node_modules already matches the lock file.
+if [ ! -f end2end/node_modules/.package-lock.json ] \
+    || ! cmp -s end2end/package-lock.json end2end/node_modules/.runlens-lock; then
+    say "npm ci in end2end/ (Playwright, binaryen wasm-opt)"
+    (cd end2end && npm ci --no-audit --no-fund)
+    cp end2end/package-lock.json end2end/node_modules/.runlens-lock
+fi
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing Debian chromium and chromium-driver"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium chromium-driver
+fi
+
+REQ=tests/conformance/requirements.txt
+if [ ! -x .venv/bin/python ] || ! cmp -s "$REQ" .venv/.runlens-requirements; then
+    say "preparing .venv from $REQ"
+    [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r "$REQ"
+    cp "$REQ" .venv/.runlens-requirements
+fi
+
+say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)')"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Runs the checks behind `make test` (and `make conformance`, `make e2e`), one step after
+# another, each under a clear header, logging to $TARGET/test-logs/NN-<step>.{log,status}.
+# A failing step does not stop the others (steps that need a failed build are skipped);
+# the summary at the end (scripts/summarize.py) counts tests over cargo, pytest and
+# Playwright, and its last line is `N passed, N failed`.
+#
+# Usage: scripts/test.sh [STEP...]   (default: every step; install-tools always runs first)
+# Steps: fetch fmt clippy clippy-wasm cargo-test wasm-test trunk-build server-build
+#        conformance e2e
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+LOGS="$TARGET_DIR/test-logs"
+RUNLENS_BIN="$TARGET_DIR/release/runlens"
+export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
+
+ALL_STEPS=(fetch fmt clippy clippy-wasm cargo-test wasm-test trunk-build server-build conformance e2e)
+if [ $# -gt 0 ]; then STEPS=("$@"); else STEPS=("${ALL_STEPS[@]}"); fi
+
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+declare -A RESULT
+N=0
+
+# step NAME CMD...: runs CMD with a header, tees its output to the step log, records the status.
+step() {
+    local name=$1 id rc start
+    shift
+    N=$((N + 1))
+    id=$(printf '%02d-%s' "$N" "$name")
+    printf '\n==== [%s] %s\n==== $ %s\n' "$(date +%H:%M:%S)" "$name" "$*"
+    start=$SECONDS
+    "$@" 2>&1 | tee "$LOGS/$id.log"
+    rc=${PIPESTATUS[0]}
+    echo "$rc" > "$LOGS/$id.status"
+    RESULT[$name]=$rc
+    printf '==== %s: %s in %ss\n' "$name" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)")" \
+        "$((SECONDS - start))"
+    return 0
+}
+
+# skip NAME WHY: records a step that could not run because a prerequisite failed.
+skip() {
+    N=$((N + 1))
+    local id
+    id=$(printf '%02d-%s' "$N" "$1")
+    printf '\n==== %s: SKIPPED (%s)\n' "$1" "$2"
+    echo "skipped: $2" > "$LOGS/$id.log"
+    echo skipped > "$LOGS/$id.status"
+    RESULT[$1]=skipped
+}
+
+# ok NAME: the step ran in this invocation and passed, or was not asked for (built earlier).
+ok() { [ "${RESULT[$1]:-notrun}" = 0 ] || [ "${RESULT[$1]:-notrun}" = notrun ]; }
+
+has_wasm_tests() { grep -rqs 'wasm_bindgen_test' app/src app/tests; }
+
+run_conformance() {
+    RUNLENS_BIN="$RUNLENS_BIN" .venv/bin/python -m pytest -c tests/conformance/pytest.ini \
+        tests/conformance -p no:cacheprovider
+}
+
+run_e2e() {
+    (cd end2end && RUNLENS_BIN="$RUNLENS_BIN" RUNLENS_DIST="$ROOT/dist" \
+        RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test)
+}
+
+step install-tools bash scripts/install-tools.sh
+if [ "${RESULT[install-tools]}" != 0 ]; then
+    python3 scripts/summarize.py "$LOGS" | tee "$LOGS/summary.txt"
+    exit 1
+fi
+
+for s in "${STEPS[@]}"; do
+    case "$s" in
+    fetch) step fetch cargo fetch --locked ;;
+    fmt) step fmt cargo fmt --all --check ;;
+    clippy) step clippy cargo clippy --workspace --all-targets --locked -- -D warnings ;;
+    clippy-wasm)
+        step clippy-wasm cargo clippy -p app -p api-types --target wasm32-unknown-unknown \
+            --locked -- -D warnings ;;
+    cargo-test) step cargo-test cargo test --workspace --locked ;;
+    wasm-test)
+        # Component tests in headless Chromium; only when the app has any.
+        if has_wasm_tests; then
+            step wasm-test env CHROMEDRIVER=/usr/bin/chromedriver \
+                cargo test -p app --target wasm32-unknown-unknown --locked
+        fi ;;
+    trunk-build) step trunk-build trunk build --release ;;
+    server-build) step server-build cargo build --release --locked -p server ;;
+    conformance)
+        if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
+        else skip conformance "no server binary"; fi ;;
+    e2e)
+        if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -f dist/index.html ]; then
+            step e2e run_e2e
+        else skip e2e "no server binary or no dist/"; fi ;;
+    *) echo "unknown step: $s (known: ${ALL_STEPS[*]})" >&2; exit 2 ;;
+    esac
+done
+
+python3 scripts/summarize.py "$LOGS" | tee "$LOGS/summary.txt"
+exit "${PIPESTATUS[0]}"

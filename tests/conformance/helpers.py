@@ -1,0 +1,32 @@
+"""Small assertions shared by the conformance tests."""
+
+import contextlib
+import math
+import time
+
+import pytest
+from mlflow.exceptions import MlflowException
+
+
+@contextlib.contextmanager
+def raises_code(error_code: str, match: str | None = None):
+    """Expect an `MlflowException` carrying MLflow's `error_code` (and optionally a message)."""
+    with pytest.raises(MlflowException) as info:
+        yield info
+    assert info.value.error_code == error_code, (
+        f"expected {error_code}, got {info.value.error_code}: {info.value.message}"
+    )
+    if match is not None:
+        assert match in info.value.message, info.value.message
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds, as MLflow timestamps are."""
+    return int(time.time() * 1000)
+
+
+def same_float(a: float, b: float) -> bool:
+    """Equality that treats NaN as equal to NaN and keeps the sign of infinities."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b

@@ -1,0 +1,97 @@
+"""log_batch at MLflow's limits, NaN/±inf round trips, and paged metric history."""
+
+import math
+
+from mlflow.entities import Metric, Param, RunTag
+
+from helpers import now_ms, raises_code, same_float
+
+
+def rest_store(client):
+    """The client's REST store: it sends one request per call, without client-side chunking."""
+    return client._tracking_client.store
+
+
+def test_batch_of_1000_metrics_and_100_params(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    metrics = [Metric("loss", 1.0 / (i + 1), t + i, i) for i in range(1000)]
+    params = [Param(f"p{i:03d}", str(i)) for i in range(100)]
+    rest_store(client).log_batch(run_id, metrics=metrics, params=params, tags=[])
+    got = client.get_run(run_id)
+    assert len(got.data.params) == 100
+    assert got.data.params["p042"] == "42"
+    assert got.data.metrics["loss"] == 1.0 / 1000
+    history = client.get_metric_history(run_id, "loss")
+    assert len(history) == 1000
+    assert sorted(m.step for m in history) == list(range(1000))
+
+
+def test_batch_over_limits_rejected(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    store = rest_store(client)
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        store.log_batch(run_id, metrics=[Metric("m", 1.0, t, i) for i in range(1001)], params=[], tags=[])
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        store.log_batch(run_id, metrics=[], params=[Param(f"p{i}", "v") for i in range(101)], tags=[])
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        store.log_batch(run_id, metrics=[], params=[], tags=[RunTag(f"t{i}", "v") for i in range(101)])
+    # A rejected batch stores nothing.
+    got = client.get_run(run_id)
+    assert "m" not in got.data.metrics
+    assert not any(k.startswith("p") for k in got.data.params)
+    assert client.get_metric_history(run_id, "m") == []
+
+
+def test_client_chunks_large_batches(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    client.log_batch(run_id, metrics=[Metric("big", float(i), t, i) for i in range(2500)])
+    assert len(client.get_metric_history(run_id, "big")) == 2500
+    assert client.get_run(run_id).data.metrics["big"] == 2499.0
+
+
+def test_duplicate_param_keys_in_batch_rejected(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        rest_store(client).log_batch(
+            run_id, metrics=[], params=[Param("a", "1"), Param("a", "2")], tags=[]
+        )
+
+
+def test_nan_and_infinities_round_trip(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    values = [1.5, math.nan, math.inf, -math.inf, -0.25, 1e308, 5e-324]
+    client.log_batch(run_id, metrics=[Metric("odd", v, t + i, i) for i, v in enumerate(values)])
+    history = sorted(client.get_metric_history(run_id, "odd"), key=lambda m: m.step)
+    assert [m.step for m in history] == list(range(len(values)))
+    for m, v in zip(history, values):
+        assert same_float(m.value, v), (m.step, m.value, v)
+    # The latest value (max step) is 5e-324; log a NaN at a later step and it becomes NaN.
+    client.log_metric(run_id, "odd", math.nan, timestamp=t, step=100)
+    assert math.isnan(client.get_run(run_id).data.metrics["odd"])
+    client.log_metric(run_id, "inf_latest", math.inf, timestamp=t, step=0)
+    assert client.get_run(run_id).data.metrics["inf_latest"] == math.inf
+
+
+def test_history_pages_past_25000_points(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    n = 26_500
+    for start in range(0, n, 1000):
+        client.log_batch(
+            run_id,
+            metrics=[Metric("long", float(s % 97), t + s, s) for s in range(start, min(n, start + 1000))],
+        )
+    history = client.get_metric_history(run_id, "long")
+    assert len(history) == n
+    assert sorted(m.step for m in history) == list(range(n))
+    assert {m.step: m.value for m in history}[12_345] == float(12_345 % 97)
+
+
+def test_negative_timestamp_rejected(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        rest_store(client).log_batch(run_id, metrics=[Metric("m", 1.0, -1, 0)], params=[], tags=[])

@@ -1,0 +1,142 @@
+"""The wire itself: JSON shapes, encodings, statuses and error bodies, as raw HTTP."""
+
+import pytest
+import requests
+
+API = "/api/2.0/mlflow"
+
+
+def post(server, path, body=None, **kw):
+    return requests.post(f"{server.url}{API}/{path}", json=body, timeout=30, **kw)
+
+
+def get(server, path, **params):
+    return requests.get(f"{server.url}{API}/{path}", params=params, timeout=30)
+
+
+def assert_error(resp, status, code):
+    assert resp.status_code == status, (resp.status_code, resp.text)
+    body = resp.json()
+    assert body["error_code"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+
+
+def test_health(server):
+    r = requests.get(f"{server.url}/health", timeout=5)
+    assert r.status_code == 200
+
+
+def test_run_json_shape(server, experiment):
+    r = post(server, "runs/create", {"experiment_id": experiment, "start_time": 1700000000000,
+                                     "tags": [{"key": "k", "value": "v"}], "run_name": "shape"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    run = r.json()["run"]
+    info = run["info"]
+    assert info["run_id"] == info["run_uuid"]
+    assert info["experiment_id"] == experiment
+    assert info["status"] == "RUNNING"
+    assert info["start_time"] == 1700000000000  # int64 as a JSON number
+    assert info["lifecycle_stage"] == "active"
+    assert info["run_name"] == "shape"
+    assert {"key": "k", "value": "v"} in run["data"]["tags"]
+
+    r = post(server, "runs/log-metric", {"run_id": info["run_id"], "key": "x", "value": "NaN",
+                                         "timestamp": 1700000000001, "step": 3})
+    assert r.status_code == 200 and r.json() == {}
+    r = post(server, "runs/log-metric", {"run_id": info["run_id"], "key": "y", "value": "-Infinity",
+                                         "timestamp": 1700000000001, "step": 3})
+    assert r.status_code == 200
+    metrics = {m["key"]: m for m in get(server, "runs/get", run_id=info["run_id"]).json()["run"]["data"]["metrics"]}
+    assert metrics["x"]["value"] == "NaN"
+    assert metrics["y"]["value"] == "-Infinity"
+    assert metrics["x"]["step"] == 3 and metrics["x"]["timestamp"] == 1700000000001
+
+
+def test_experiment_json_shape(server, experiment):
+    exp = get(server, "experiments/get", experiment_id=experiment).json()["experiment"]
+    assert exp["experiment_id"] == experiment
+    assert exp["lifecycle_stage"] == "active"
+    assert isinstance(exp["creation_time"], int)
+    assert isinstance(exp["artifact_location"], str)
+
+
+def test_malformed_json_is_400(server):
+    r = requests.post(f"{server.url}{API}/runs/create", data="{not json",
+                      headers={"Content-Type": "application/json"}, timeout=10)
+    assert 400 <= r.status_code < 500
+    assert r.json()["error_code"] in ("INVALID_PARAMETER_VALUE", "MALFORMED_REQUEST", "BAD_REQUEST")
+
+
+def test_wrong_content_type_is_400(server, experiment):
+    r = requests.post(f"{server.url}{API}/runs/create", data=f'{{"experiment_id":"{experiment}"}}',
+                      headers={"Content-Type": "text/plain"}, timeout=10)
+    assert_error(r, 400, "INVALID_PARAMETER_VALUE")
+
+
+def test_unknown_fields_are_ignored(server, experiment):
+    r = post(server, "runs/create", {"experiment_id": experiment, "future_field": {"a": 1}})
+    assert r.status_code == 200, r.text
+
+
+def test_wrong_types_are_400(server, experiment):
+    run_id = post(server, "runs/create", {"experiment_id": experiment}).json()["run"]["info"]["run_id"]
+    assert_error(post(server, "runs/log-metric", {"run_id": run_id, "key": "m", "value": 1.0,
+                                                  "timestamp": 1, "step": "foo"}),
+                 400, "INVALID_PARAMETER_VALUE")
+    assert_error(post(server, "runs/log-metric", {"run_id": run_id, "key": "m", "value": 1.0}),
+                 400, "INVALID_PARAMETER_VALUE")  # timestamp is required
+    assert_error(post(server, "runs/set-tag", {"run_id": run_id, "key": "k", "value": 41}),
+                 400, "INVALID_PARAMETER_VALUE")
+    assert_error(post(server, "experiments/create", {}), 400, "INVALID_PARAMETER_VALUE")
+
+
+def test_unknown_ids_are_404(server):
+    assert_error(get(server, "runs/get", run_id="f" * 32), 404, "RESOURCE_DOES_NOT_EXIST")
+    assert_error(get(server, "experiments/get", experiment_id="424242"), 404, "RESOURCE_DOES_NOT_EXIST")
+    assert_error(get(server, "experiments/get-by-name", experiment_name="/nope"), 404,
+                 "RESOURCE_DOES_NOT_EXIST")
+
+
+@pytest.mark.parametrize("token", ["%%%", "eyJvZmZzZXQiOiAtNX0=", "A" * 5000, "eyJvZmZzZXQiOiAxZTEwMH0="])
+def test_absurd_page_tokens_are_400(server, experiment, token):
+    r = post(server, "runs/search", {"experiment_ids": [experiment], "page_token": token})
+    assert_error(r, 400, "INVALID_PARAMETER_VALUE")
+
+
+def test_search_max_results_bounds(server, experiment):
+    r = post(server, "runs/search", {"experiment_ids": [experiment], "max_results": 123456789})
+    assert_error(r, 400, "INVALID_PARAMETER_VALUE")
+
+
+def test_experiments_search_get_and_post(server, experiment):
+    via_post = post(server, "experiments/search", {"max_results": 1000})
+    via_get = requests.get(f"{server.url}{API}/experiments/search", params={"max_results": 1000}, timeout=10)
+    assert via_post.status_code == 200 and via_get.status_code == 200
+    ids_post = {e["experiment_id"] for e in via_post.json()["experiments"]}
+    ids_get = {e["experiment_id"] for e in via_get.json()["experiments"]}
+    assert experiment in ids_post and ids_post == ids_get
+
+
+def test_get_history_bulk_interval_keeps_extremes(server, experiment):
+    run_id = post(server, "runs/create", {"experiment_id": experiment}).json()["run"]["info"]["run_id"]
+    metrics = [{"key": "s", "value": 100.0 if step == 777 else 1.0, "timestamp": 1, "step": step}
+               for step in range(1000)]
+    assert post(server, "runs/log-batch", {"run_id": run_id, "metrics": metrics}).status_code == 200
+    r = requests.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
+                     params={"run_ids": run_id, "metric_key": "s", "max_results": 100}, timeout=10)
+    assert r.status_code == 200, r.text
+    points = r.json()["metrics"]
+    assert 0 < len(points) <= 1000
+    assert all(p["run_id"] == run_id and p["key"] == "s" for p in points)
+    assert max(p["value"] for p in points) == 100.0
+
+
+def test_logged_models_search_is_empty(server, experiment):
+    r = post(server, "logged-models/search", {"experiment_ids": [experiment]})
+    assert r.status_code == 200
+    assert r.json().get("models", []) == []
+
+
+def test_unknown_endpoint_is_404(server):
+    r = post(server, "runs/fly-to-the-moon", {})
+    assert r.status_code == 404
