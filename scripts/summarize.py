@@ -21,7 +21,7 @@ from pathlib import Path
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CARGO = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed;")
 PYTEST = re.compile(r"^=*\s*(.*?) in [\d.]+s(?: \([^)]*\))?\s*=*$")
-PW = re.compile(r"^\s+(\d+) (passed|failed|flaky|interrupted)\b")
+PW = re.compile(r"^\s+(\d+) (passed|failed|flaky|interrupted)\b", re.M)
 
 
 def count_cargo(text: str) -> tuple[int, int]:

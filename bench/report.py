@@ -1,0 +1,139 @@
+"""Machine facts and the Markdown rendering of docs/BENCHMARKS.md."""
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import mlflow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _first(cmd) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[-1]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def machine_facts() -> dict:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                          if line.startswith("MemTotal")))
+    except (OSError, StopIteration, ValueError):
+        mem_kb = 0
+    os_name = "unknown"
+    if Path("/etc/os-release").exists():
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                os_name = line.split("=", 1)[1].strip('"')
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "os": os_name, "kernel": platform.release(), "python": platform.python_version(),
+        "mlflow_client": mlflow.__version__, "chromium": _first(["/usr/bin/chromium", "--version"]),
+        "runlens_commit": _first(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
+    }
+
+
+def _s(x):
+    return "n/a" if x is None else f"{x:,.3f} s" if x < 10 else f"{x:,.1f} s"
+
+
+def _b(x):
+    return "n/a" if x is None else f"{x / 1024:,.0f} KiB" if x < 10 * 1024 * 1024 else f"{x / 1048576:,.1f} MiB"
+
+
+def _ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return f"{a / b:.3f} ({b / a:.1f}x)" if a else "0"
+
+
+def _get(d, *path):
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+def _yes(x):
+    return "n/a" if x is None else "yes" if x else "**no**"
+
+
+def render(r: dict) -> str:
+    rl, mf = r.get("runlens", {}), r.get("mlflow", {})
+    ms = lambda v: None if v is None else v / 1000  # noqa: E731
+    rows = [
+        ("(1) seed: runs with params and metrics", _get(rl, "seed", "runs_seconds"), _get(mf, "seed", "runs_seconds"), _s),
+        ("(1) seed: the long metric (log_batch x1000)", _get(rl, "seed", "big_metric_seconds"), _get(mf, "seed", "big_metric_seconds"), _s),
+        ("(1) seed: total", _get(rl, "seed", "seed_seconds"), _get(mf, "seed", "seed_seconds"), _s),
+        ("(2) chart fetch, 1000 px (runlens series vs MLflow UI's 320-point sample)", _get(rl, "chart", "chart_seconds"), _get(mf, "chart", "interval_320", "seconds"), _s),
+        ("(2) chart fetch vs MLflow's 2500-point sample (its maximum)", _get(rl, "chart", "chart_seconds"), _get(mf, "chart", "interval_2500", "seconds"), _s),
+        ("(2') full history via get_metric_history", _get(rl, "full_history", "seconds"), _get(mf, "full_history", "seconds"), _s),
+        ("(3) runs page: time to first row (cold)", ms(_get(rl, "page", "first_row_ms")), ms(_get(mf, "page", "first_row_ms")), _s),
+        ("(3) runs page: bytes transferred", _get(rl, "page", "bytes"), _get(mf, "page", "bytes"), _b),
+    ]
+    m = r["machine"]
+    out = [
+        "# Benchmarks: runlens vs MLflow",
+        "",
+        f"Measured {r['date']} by `make bench` (`bench/bench.py --scale {r['scale']}`): "
+        f"{r['runs']:,} runs x (20 params, 10 metrics x 50 steps) and one {r['steps']:,}-step metric "
+        "with a single spike of 100.0 among values near 1.0.",
+        "Both servers run on loopback on the same machine, one after the other, each with a fresh "
+        "SQLite database, and are driven by the same stock client (`mlflow-skinny`). Times are wall "
+        "clock as seen by the client (median of repeats where repeated). Ratio = runlens / MLflow "
+        "(below 1 is better for runlens; the factor in brackets is MLflow / runlens).",
+        "",
+        "| workload | runlens | MLflow | ratio runlens/MLflow |",
+        "|---|---|---|---|",
+    ]
+    for name, a, b, fmt in rows:
+        out.append(f"| {name} | {fmt(a)} | {fmt(b)} | {_ratio(a, b)} |")
+    out += [
+        "",
+        "## Does the spike survive the chart fetch?",
+        "",
+        "| fetch | points returned | bytes | spike (100.0) present |",
+        "|---|---|---|---|",
+        f"| runlens `/api/v1/runs/{{id}}/series?width=1000` (M4) | {_get(rl, 'chart', 'chart_points')} | {_b(_get(rl, 'chart', 'chart_bytes'))} | {_yes(_get(rl, 'chart', 'chart_spike'))} |",
+        f"| MLflow `get-history-bulk-interval` max_results=320 (UI default) | {_get(mf, 'chart', 'interval_320', 'points')} | {_b(_get(mf, 'chart', 'interval_320', 'bytes'))} | {_yes(_get(mf, 'chart', 'interval_320', 'spike'))} |",
+        f"| MLflow `get-history-bulk-interval` max_results=2500 | {_get(mf, 'chart', 'interval_2500', 'points')} | {_b(_get(mf, 'chart', 'interval_2500', 'bytes'))} | {_yes(_get(mf, 'chart', 'interval_2500', 'spike'))} |",
+        f"| runlens full `get_metric_history` | {_get(rl, 'full_history', 'points')} | | {_yes(_get(rl, 'full_history', 'spike'))} |",
+        f"| MLflow full `get_metric_history` | {_get(mf, 'full_history', 'points')} | | {_yes(_get(mf, 'full_history', 'spike'))} |",
+        "",
+        "## Runs page details",
+        "",
+        f"- runlens: {_page(rl)}",
+        f"- MLflow: {_page(mf)}",
+        "",
+        "## Machine",
+        "",
+        f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory_gib']} GiB; {m['os']}, kernel {m['kernel']}",
+        f"- runlens commit {m['runlens_commit']} (release build); MLflow server {m.get('mlflow_server', 'n/a')} "
+        f"(`mlflow server`, SQLite backend, default workers); client mlflow-skinny {m['mlflow_client']}, "
+        f"Python {m['python']}; {m['chromium']} (headless, via Playwright)",
+        "",
+        "Reproduce: `make bench` (full scale; MLflow's side takes the longest) or "
+        "`make bench BENCH_ARGS='--scale 0.01'` for a smoke run. Raw numbers: `bench/results/`.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _page(side: dict) -> str:
+    page = side.get("page")
+    if not page:
+        return "not measured"
+    if "error" in page:
+        return f"failed: {' '.join(page['error'])}"
+    raw = page["raw"]
+    return (f"first row after {raw['first_row_ms']} ms (runs), {page['requests']} requests, "
+            f"bytes per load {raw['bytes']}")

@@ -1,0 +1,92 @@
+"""Start and stop the two servers under test: `runlens serve` and a real `mlflow server`."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+MLFLOW_VENV = ROOT / "bench" / ".venv-mlflow"
+MLFLOW_REQUIREMENTS = ROOT / "bench" / "requirements-mlflow.txt"
+
+
+def free_port() -> int:
+    """A port that was free a moment ago on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_mlflow_venv() -> Path:
+    """Creates bench/.venv-mlflow with the full MLflow server if needed; returns its `mlflow`."""
+    marker = MLFLOW_VENV / ".requirements"
+    exe = MLFLOW_VENV / "bin" / "mlflow"
+    if exe.exists() and marker.exists() and marker.read_text() == MLFLOW_REQUIREMENTS.read_text():
+        return exe
+    print(f"[bench] creating {MLFLOW_VENV} ({MLFLOW_REQUIREMENTS.read_text().splitlines()[-1]})", flush=True)
+    if not (MLFLOW_VENV / "bin" / "pip").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(MLFLOW_VENV)], check=True)
+    subprocess.run([str(MLFLOW_VENV / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
+                    "-r", str(MLFLOW_REQUIREMENTS)], check=True)
+    marker.write_text(MLFLOW_REQUIREMENTS.read_text())
+    return exe
+
+
+class Server:
+    """A child server process reachable at `url`, with its log in `log_path`."""
+
+    def __init__(self, name: str, argv: list[str], port: int, workdir: Path, env=None):
+        self.name, self.argv, self.port, self.workdir = name, argv, port, workdir
+        self.url = f"http://127.0.0.1:{port}"
+        self.log_path = workdir / f"{name}.log"
+        self.env = {**os.environ, **(env or {})}
+        self.proc = None
+
+    def __enter__(self):
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT, env=self.env,
+                                     cwd=self.workdir, start_new_session=True)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                if requests.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.25)
+        self.__exit__(None, None, None)
+        raise RuntimeError(f"{self.name} did not start; log:\n{self.log_path.read_text()[-3000:]}")
+
+    def __exit__(self, *exc):
+        if self.proc and self.proc.poll() is None:
+            # mlflow server forks workers: signal the whole process group it leads.
+            try:
+                os.killpg(self.proc.pid, 15)
+                self.proc.wait(timeout=20)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                try:
+                    os.killpg(self.proc.pid, 9)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait()
+
+
+def runlens(binary: Path, workdir: Path, dist: Path) -> Server:
+    port = free_port()
+    argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(workdir / "runlens-data"),
+            "--dist", str(dist)]
+    return Server("runlens", argv, port, workdir, env={"RUNLENS_LOG": "warn"})
+
+
+def mlflow(exe: Path, workdir: Path) -> Server:
+    port = free_port()
+    argv = [str(exe), "server", "--backend-store-uri", f"sqlite:///{workdir / 'mlflow.db'}",
+            "--default-artifact-root", str(workdir / "mlflow-artifacts"),
+            "--host", "127.0.0.1", "--port", str(port)]
+    return Server("mlflow", argv, port, workdir)
