@@ -1,7 +1,21 @@
 //! The tracking domain: experiments, runs, params, tags and metrics, with MLflow's rules,
 //! as queries against the store. Both API dialects call into here.
 
+pub mod experiment_search;
+pub mod experiments;
+pub mod filter;
+pub mod history;
+pub mod logging;
+pub mod model;
+pub mod names;
+pub mod page_token;
+pub mod runs;
 pub mod search;
+pub mod validation;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::Error;
 
 /// Which lifecycle stages a listing includes (MLflow's `ViewType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,4 +38,37 @@ impl ViewType {
             ViewType::All => "1 = 1".to_string(),
         }
     }
+
+    /// Parses MLflow's enum name (`ACTIVE_ONLY`, `DELETED_ONLY`, `ALL`) or number (1, 2, 3).
+    pub fn parse(s: &str) -> Option<ViewType> {
+        match s {
+            "ACTIVE_ONLY" | "1" => Some(ViewType::ActiveOnly),
+            "DELETED_ONLY" | "2" => Some(ViewType::DeletedOnly),
+            "ALL" | "3" => Some(ViewType::All),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `f` in one IMMEDIATE transaction (one commit per request; taking the write lock up
+/// front avoids SQLite's busy-on-upgrade between concurrent writers).
+pub fn write<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Connection) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let out = f(&tx)?;
+    tx.commit()?;
+    Ok(out)
+}
+
+/// Runs `f` in one read transaction, so a multi-query read sees one snapshot.
+pub fn read<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Connection) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+    let out = f(&tx)?;
+    tx.commit()?;
+    Ok(out)
 }

@@ -1,9 +1,25 @@
-//! Run search: MLflow filter strings and order_by clauses compiled to parameterised SQL.
+//! Run search: MLflow filter strings and order_by clauses compiled to parameterised SQL
+//! (user values are always bound, never spliced into the SQL text).
 
+mod fields;
+mod order;
+#[cfg(test)]
+mod tests;
+
+use rusqlite::types::Value;
 use rusqlite::Connection;
 
+use super::filter::{parse_filter, Clause, Literal, Op};
 use super::ViewType;
 use crate::Error;
+use fields::{Attr, Field};
+
+/// A SQL fragment with its bound values, in textual order.
+#[derive(Default)]
+struct Sql {
+    text: String,
+    params: Vec<Value>,
+}
 
 /// Run ids of the experiments' runs matching an MLflow filter string ("" = all), ordered by
 /// MLflow order_by clauses (e.g. ["metrics.loss ASC", "start_time DESC"]) with MLflow's
@@ -17,26 +33,120 @@ pub fn search_run_ids(
     offset: usize,
     limit: usize,
 ) -> Result<Vec<String>, Error> {
-    if !filter.trim().is_empty() || !order_by.is_empty() {
-        return Err(Error::InvalidParameter(
-            "filter and order_by are not supported yet".to_string(),
-        ));
-    }
-    if experiment_ids.is_empty() {
+    let clauses = parse_filter(filter)?;
+    let wheres = clauses
+        .iter()
+        .map(compile_clause)
+        .collect::<Result<Vec<Sql>, Error>>()?;
+    let order = order::compile(order_by)?;
+    if experiment_ids.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let placeholders = vec!["?"; experiment_ids.len()].join(",");
-    let sql = format!(
-        "SELECT run_uuid FROM runs WHERE experiment_id IN ({placeholders}) AND {}
-         ORDER BY start_time DESC, run_uuid ASC LIMIT ? OFFSET ?",
-        view.sql_condition("lifecycle_stage")
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut params: Vec<i64> = experiment_ids.to_vec();
-    params.push(i64::try_from(limit).unwrap_or(i64::MAX));
-    params.push(i64::try_from(offset).unwrap_or(i64::MAX));
+    let mut sql = Sql::default();
+    sql.text.push_str("SELECT r.run_uuid FROM runs r");
+    sql.text.push_str(&order.joins.text);
+    sql.params.extend(order.joins.params);
+    let marks = vec!["?"; experiment_ids.len()].join(",");
+    sql.text.push_str(&format!(
+        " WHERE r.experiment_id IN ({marks}) AND {}",
+        view.sql_condition("r.lifecycle_stage")
+    ));
+    sql.params
+        .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
+    for w in wheres {
+        sql.text.push_str(" AND ");
+        sql.text.push_str(&w.text);
+        sql.params.extend(w.params);
+    }
+    sql.text.push_str(" ORDER BY ");
+    sql.text.push_str(&order.terms);
+    sql.text.push_str(" LIMIT ? OFFSET ?");
+    sql.params
+        .push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    sql.params
+        .push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
+    let mut stmt = conn.prepare_cached(&sql.text)?;
     let ids = stmt
-        .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+        .query_map(rusqlite::params_from_iter(sql.params), |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
     Ok(ids)
+}
+
+/// Compiles one filter clause to a boolean SQL expression over the run `r`.
+fn compile_clause(clause: &Clause) -> Result<Sql, Error> {
+    let field = Field::resolve(&clause.ident)?;
+    field.check_op(clause.op)?;
+    let value = field.bind_value(clause)?;
+    let (cmp, value) = comparison(clause.op, value);
+    let sub = |table: &str, extra: &str| {
+        format!(
+            "EXISTS (SELECT 1 FROM {table} x WHERE x.run_uuid = r.run_uuid AND x.key = ?{extra} \
+             AND x.value {cmp})"
+        )
+    };
+    let (text, key) = match &field {
+        Field::Metric(k) => (sub("latest_metrics", " AND x.is_nan = 0"), Some(k)),
+        Field::Param(k) => (sub("params", ""), Some(k)),
+        Field::Tag(k) => (sub("tags", ""), Some(k)),
+        Field::Attr(a) => (format!("r.{} {cmp}", a.column()), None),
+        // Dataset inputs are accepted but not stored, so no run has any.
+        Field::Dataset(_) => {
+            return Ok(Sql {
+                text: "0 = 1".into(),
+                params: vec![],
+            })
+        }
+    };
+    let mut params: Vec<Value> = key.map(|k| Value::Text(k.clone())).into_iter().collect();
+    params.extend(value);
+    Ok(Sql { text, params })
+}
+
+/// The SQL comparison for `op` (with its placeholders) and the values it binds.
+/// LIKE is case-sensitive in MLflow but not in SQLite, so it becomes a GLOB.
+fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
+    let one = |v: Literal| match v {
+        Literal::Number(n) => vec![Value::Real(n)],
+        Literal::Str(s) => vec![Value::Text(s)],
+        Literal::List(items) => items.into_iter().map(Value::Text).collect(),
+    };
+    match op {
+        Op::Like => {
+            let pattern = match value {
+                Literal::Str(s) => like_to_glob(&s),
+                other => return ("= ?".to_string(), one(other)),
+            };
+            ("GLOB ?".to_string(), vec![Value::Text(pattern)])
+        }
+        Op::In | Op::NotIn => {
+            let values = one(value);
+            let marks = vec!["?"; values.len()].join(",");
+            let not = if op == Op::NotIn { "NOT " } else { "" };
+            (format!("{not}IN ({marks})"), values)
+        }
+        Op::ILike => ("LIKE ?".to_string(), one(value)),
+        Op::Ne => ("<> ?".to_string(), one(value)),
+        other => (format!("{} ?", other.as_str()), one(value)),
+    }
+}
+
+/// Translates a SQL LIKE pattern (`%`, `_`) into an equivalent case-sensitive GLOB pattern.
+pub fn like_to_glob(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    for c in pattern.chars() {
+        match c {
+            '%' => out.push('*'),
+            '_' => out.push('?'),
+            '*' => out.push_str("[*]"),
+            '?' => out.push_str("[?]"),
+            '[' => out.push_str("[[]"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Exposed for the attribute list in error messages and tests.
+pub fn searchable_attributes() -> Vec<&'static str> {
+    Attr::ALL.iter().map(|a| a.name()).collect()
 }

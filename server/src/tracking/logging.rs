@@ -1,0 +1,269 @@
+//! Logging into a run: params (write-once), tags (upsert, `mlflow.runName` kept in sync)
+//! and metric points (de-duplicated, latest value maintained), all inside the caller's
+//! transaction so one request is one commit.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::model::{to_stored, Metric, Point};
+use super::runs::{self, RUN_NAME_TAG};
+use super::validation::{
+    truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH, MAX_TAG_VALUE_LENGTH,
+};
+use crate::Error;
+
+/// A log-batch request (also used for the single-item calls).
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    /// Metric points.
+    pub metrics: Vec<Metric>,
+    /// Params.
+    pub params: Vec<(String, String)>,
+    /// Tags.
+    pub tags: Vec<(String, String)>,
+}
+
+/// Logs a batch into an active run. `single` names fields as the single-item endpoints do
+/// (`key`) instead of `metrics[0].key`.
+pub fn log_batch(conn: &Connection, run_id: &str, batch: Batch, single: bool) -> Result<(), Error> {
+    validate_batch_sizes(batch.metrics.len(), batch.params.len(), batch.tags.len())?;
+    runs::get_active_info(conn, run_id)?;
+    log_params(conn, run_id, batch.params, single)?;
+    log_metrics(conn, run_id, &batch.metrics, single)?;
+    let path = if single { "key" } else { "tags" };
+    set_tags(conn, run_id, &batch.tags, path)
+}
+
+fn field(single: bool, list: &str, i: usize, name: &str) -> String {
+    if single {
+        name.to_string()
+    } else {
+        format!("{list}[{i}].{name}")
+    }
+}
+
+fn log_params(
+    conn: &Connection,
+    run_id: &str,
+    params: Vec<(String, String)>,
+    single: bool,
+) -> Result<(), Error> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, (k, _)) in params.iter().enumerate() {
+        validate_key(&field(single, "params", i, "key"), k)?;
+        *seen.entry(k.as_str()).or_default() += 1;
+    }
+    let mut dups: Vec<&str> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
+        .collect();
+    if !dups.is_empty() {
+        dups.sort_unstable();
+        return Err(Error::InvalidParameter(format!(
+            "Duplicate parameter keys have been submitted: {dups:?}. Please ensure the request \
+             contains only one param value per param key."
+        )));
+    }
+    let mut existing =
+        conn.prepare_cached("SELECT value FROM params WHERE run_uuid = ?1 AND key = ?2")?;
+    let mut insert =
+        conn.prepare_cached("INSERT INTO params (run_uuid, key, value) VALUES (?1, ?2, ?3)")?;
+    for (key, value) in params {
+        let value = truncate(value, MAX_PARAM_VALUE_LENGTH);
+        let old: Option<String> = existing
+            .query_row(params![run_id, key], |r| r.get(0))
+            .optional()?;
+        match old {
+            Some(old) if old == value => {}
+            Some(old) => {
+                return Err(Error::InvalidParameter(format!(
+                    "Changing param values is not allowed. Param with key='{key}' was already \
+                     logged with value='{old}' for run ID='{run_id}'. Attempted logging new \
+                     value '{value}'."
+                )))
+            }
+            None => {
+                insert.execute(params![run_id, key, value])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Upserts tags of a run (no lifecycle check); `path` prefixes field names in errors.
+pub(crate) fn set_tags(
+    conn: &Connection,
+    run_id: &str,
+    tags: &[(String, String)],
+    path: &str,
+) -> Result<(), Error> {
+    let mut upsert = conn.prepare_cached(
+        "INSERT INTO tags (run_uuid, key, value) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (run_uuid, key) DO UPDATE SET value = excluded.value",
+    )?;
+    for (i, (key, value)) in tags.iter().enumerate() {
+        let name = if path == "tags" {
+            format!("tags[{i}].key")
+        } else {
+            "key".to_string()
+        };
+        validate_key(&name, key)?;
+        let value = truncate(value.clone(), MAX_TAG_VALUE_LENGTH);
+        upsert.execute(params![run_id, key, value])?;
+        if key == RUN_NAME_TAG {
+            runs::set_name(conn, run_id, &value)?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a tag of an active run; a missing tag is `RESOURCE_DOES_NOT_EXIST`.
+pub fn delete_tag(conn: &Connection, run_id: &str, key: &str) -> Result<(), Error> {
+    runs::get_active_info(conn, run_id)?;
+    let n = conn
+        .prepare_cached("DELETE FROM tags WHERE run_uuid = ?1 AND key = ?2")?
+        .execute(params![run_id, key])?;
+    if n == 0 {
+        return Err(Error::NotFound(format!(
+            "No tag with name: {key} in run with id {run_id}"
+        )));
+    }
+    Ok(())
+}
+
+/// MLflow's latest-value rule: `new` replaces `old` when (step, timestamp, value) of `new`
+/// is >= that of `old`. A NaN never wins a tie on value; a stored NaN compares as 0 (as
+/// MLflow's SQL store, which keeps NaN as value 0).
+pub fn supersedes(new: &Point, old: &Point) -> bool {
+    let old_value = if old.value.is_nan() { 0.0 } else { old.value };
+    (new.step, new.timestamp) > (old.step, old.timestamp)
+        || ((new.step, new.timestamp) == (old.step, old.timestamp) && new.value >= old_value)
+}
+
+fn log_metrics(
+    conn: &Connection,
+    run_id: &str,
+    metrics: &[Metric],
+    single: bool,
+) -> Result<(), Error> {
+    for (i, m) in metrics.iter().enumerate() {
+        validate_key(&field(single, "metrics", i, "key"), &m.key)?;
+        if m.point.timestamp < 0 {
+            return Err(Error::InvalidParameter(format!(
+                "Got invalid timestamp {} for metric '{}' (value={}). Timestamp must be \
+                 nonnegative.",
+                m.point.timestamp, m.key, m.point.value
+            )));
+        }
+    }
+    let mut series: HashMap<&str, i64> = HashMap::new();
+    let mut best: HashMap<&str, Point> = HashMap::new();
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO metric_points (series_id, step, timestamp, is_nan, value) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for m in metrics {
+        let id = match series.get(m.key.as_str()) {
+            Some(id) => *id,
+            None => {
+                let id = series_id(conn, run_id, &m.key)?;
+                series.insert(&m.key, id);
+                id
+            }
+        };
+        let (is_nan, value) = to_stored(m.point.value);
+        insert.execute(params![id, m.point.step, m.point.timestamp, is_nan, value])?;
+        match best.get(m.key.as_str()) {
+            Some(b) if !supersedes(&m.point, b) => {}
+            _ => {
+                best.insert(&m.key, m.point);
+            }
+        }
+    }
+    for (key, point) in best {
+        update_latest(conn, run_id, key, point)?;
+    }
+    Ok(())
+}
+
+fn series_id(conn: &Connection, run_id: &str, key: &str) -> Result<i64, Error> {
+    let found = conn
+        .prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
+        .query_row(params![run_id, key], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = found {
+        return Ok(id);
+    }
+    conn.prepare_cached("INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2)")?
+        .execute(params![run_id, key])?;
+    Ok(conn.last_insert_rowid())
+}
+
+fn update_latest(conn: &Connection, run_id: &str, key: &str, point: Point) -> Result<(), Error> {
+    let old = conn
+        .prepare_cached(
+            "SELECT step, timestamp, is_nan, value FROM latest_metrics \
+             WHERE run_uuid = ?1 AND key = ?2",
+        )?
+        .query_row(params![run_id, key], |r| {
+            Ok(Point {
+                step: r.get(0)?,
+                timestamp: r.get(1)?,
+                value: super::model::from_stored(r.get(2)?, r.get(3)?),
+            })
+        })
+        .optional()?;
+    if old.is_some_and(|old| !supersedes(&point, &old)) {
+        return Ok(());
+    }
+    let (is_nan, value) = to_stored(point.value);
+    conn.prepare_cached(
+        "INSERT INTO latest_metrics (run_uuid, key, step, timestamp, is_nan, value) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_uuid, key) DO UPDATE SET \
+         step = excluded.step, timestamp = excluded.timestamp, is_nan = excluded.is_nan, \
+         value = excluded.value",
+    )?
+    .execute(params![
+        run_id,
+        key,
+        point.step,
+        point.timestamp,
+        is_nan,
+        value
+    ])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{supersedes, Point};
+
+    fn p(step: i64, timestamp: i64, value: f64) -> Point {
+        Point {
+            step,
+            timestamp,
+            value,
+        }
+    }
+
+    #[test]
+    fn latest_metric_rule_is_step_then_timestamp_then_value() {
+        assert!(supersedes(&p(2, 0, 0.0), &p(1, 99, 9.0)));
+        assert!(!supersedes(&p(1, 99, 9.0), &p(2, 0, 0.0)));
+        assert!(supersedes(&p(1, 5, 0.0), &p(1, 4, 9.0)));
+        assert!(supersedes(&p(1, 5, 2.0), &p(1, 5, 1.0)));
+        assert!(!supersedes(&p(1, 5, 1.0), &p(1, 5, 2.0)));
+        assert!(supersedes(&p(1, 5, 1.0), &p(1, 5, 1.0)));
+        assert!(supersedes(&p(1, 5, f64::INFINITY), &p(1, 5, 1e308)));
+    }
+
+    #[test]
+    fn nan_never_wins_a_value_tie_and_stored_nan_is_zero() {
+        assert!(!supersedes(&p(1, 5, f64::NAN), &p(1, 5, -1.0)));
+        assert!(supersedes(&p(1, 6, f64::NAN), &p(1, 5, 1.0)));
+        assert!(supersedes(&p(1, 5, 0.5), &p(1, 5, f64::NAN)));
+        assert!(!supersedes(&p(1, 5, -0.5), &p(1, 5, f64::NAN)));
+    }
+}
