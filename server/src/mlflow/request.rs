@@ -1,0 +1,123 @@
+//! Request decoding as MLflow's server does it: POST bodies must be `application/json`
+//! (else 400 INVALID_PARAMETER_VALUE), a double-encoded JSON string is decoded twice,
+//! GET parameters come from the query string (repeated keys, `+` as space). Every
+//! failure is an MLflow error body, never one of axum's plain-text rejections.
+
+use axum::body::to_bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::{header, Method};
+use serde_json::{Map, Value};
+
+use super::fields::Fields;
+use crate::error::MlflowError;
+use crate::Error;
+
+/// Largest request body accepted (log-inputs may carry large dataset profiles).
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// The decoded request message, from the JSON body (POST) or the query string (GET).
+pub struct Msg(pub Fields);
+
+impl<S: Send + Sync> FromRequest<S> for Msg {
+    type Rejection = MlflowError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        if req.method() == Method::GET {
+            let map = parse_query(req.uri().query().unwrap_or(""));
+            return Ok(Msg(Fields::new(map, true)));
+        }
+        check_content_type(&req)?;
+        let bytes = to_bytes(req.into_body(), MAX_BODY_BYTES)
+            .await
+            .map_err(|_| {
+                Error::InvalidParameter(format!(
+                    "Request body too large or unreadable (limit {MAX_BODY_BYTES} bytes)."
+                ))
+            })?;
+        Ok(Msg(Fields::new(parse_body(&bytes)?, false)))
+    }
+}
+
+fn check_content_type(req: &Request) -> Result<(), Error> {
+    let Some(ct) = req.headers().get(header::CONTENT_TYPE) else {
+        return Err(Error::InvalidParameter(
+            "Bad Request. Content-Type header is missing.".to_string(),
+        ));
+    };
+    let mime = ct
+        .to_str()
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim();
+    if !mime.eq_ignore_ascii_case("application/json") {
+        return Err(Error::InvalidParameter(
+            "Bad Request. Content-Type must be one of ['application/json'].".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Parses a JSON body into an object; empty = `{}`; a JSON string holding JSON is decoded
+/// again (MLflow accepts double-encoded bodies).
+pub fn parse_body(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    let malformed =
+        |e: serde_json::Error| Error::BadRequest(format!("Malformed JSON request body: {e}"));
+    let mut value: Value = serde_json::from_slice(bytes).map_err(malformed)?;
+    if let Value::String(inner) = &value {
+        value = serde_json::from_str(inner).map_err(malformed)?;
+    }
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(Error::BadRequest(format!(
+            "Malformed JSON request body: expected an object, got {}",
+            super::fields::py_type(&other)
+        ))),
+    }
+}
+
+/// Parses a query string: each key maps to a string, or to an array of strings when the
+/// key repeats. `+` decodes to a space.
+pub fn parse_query(query: &str) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        let v = Value::String(v.into_owned());
+        match map.get_mut(k.as_ref()) {
+            None => {
+                map.insert(k.into_owned(), v);
+            }
+            Some(Value::Array(items)) => items.push(v),
+            Some(first) => {
+                let prev = first.take();
+                *first = Value::Array(vec![prev, v]);
+            }
+        }
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_strings_decode_like_flask() {
+        let m = parse_query("run_ids=a&run_ids=b&metric_key=my+loss&x=%2Fa");
+        assert_eq!(m["run_ids"], serde_json::json!(["a", "b"]));
+        assert_eq!(m["metric_key"], "my loss");
+        assert_eq!(m["x"], "/a");
+    }
+
+    #[test]
+    fn bodies_empty_double_encoded_and_malformed() {
+        assert!(parse_body(b"").unwrap().is_empty());
+        assert_eq!(parse_body(br#""{\"name\": \"x\"}""#).unwrap()["name"], "x");
+        assert!(matches!(parse_body(b"{"), Err(Error::BadRequest(_))));
+        assert!(matches!(parse_body(b"[1]"), Err(Error::BadRequest(_))));
+    }
+}

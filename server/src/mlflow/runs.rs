@@ -1,0 +1,125 @@
+//! Run endpoints: create, get, update, delete, restore and search.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::request::Msg;
+use super::wire::{RunInfoJson, RunJson};
+use super::{max_results, read, write};
+use crate::error::MlflowError;
+use crate::tracking::model::RunStatus;
+use crate::tracking::runs::{self, NewRun};
+use crate::tracking::{experiments, page_token, search, ViewType};
+use crate::AppState;
+
+type Reply = Result<Json<Value>, MlflowError>;
+
+/// Parses a run status by name or protobuf number (1..=5).
+fn parse_status(s: &str) -> Option<RunStatus> {
+    RunStatus::parse(s).or_else(|| {
+        let n: usize = s.parse().ok()?;
+        RunStatus::ALL.get(n.checked_sub(1)?).copied()
+    })
+}
+
+/// `POST runs/create`
+pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let experiment_id = experiments::parse_id(&f.req_str("experiment_id")?)?;
+    let new = NewRun {
+        experiment_id,
+        user_id: f.opt_str("user_id")?.unwrap_or_default(),
+        run_name: f.opt_str("run_name")?,
+        start_time: f.opt_i64("start_time")?,
+        tags: f.key_values("tags")?,
+    };
+    let run = write(&s, move |c| {
+        let id = runs::create(c, new)?;
+        runs::get(c, &id)
+    })
+    .await?;
+    Ok(Json(json!({ "run": RunJson::from(run) })))
+}
+
+/// `GET runs/get`
+pub async fn get_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let run_id = f.run_id()?;
+    let run = read(&s, move |c| runs::get(c, &run_id)).await?;
+    Ok(Json(json!({ "run": RunJson::from(run) })))
+}
+
+/// `POST runs/update`
+pub async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let run_id = f.run_id()?;
+    let status = f.opt_enum("status", parse_status)?;
+    let end_time = f.opt_i64("end_time")?;
+    let run_name = f.opt_str("run_name")?;
+    let info = write(&s, move |c| {
+        runs::update(c, &run_id, status, end_time, run_name.as_deref())
+    })
+    .await?;
+    Ok(Json(json!({ "run_info": RunInfoJson::from(info) })))
+}
+
+/// `POST runs/delete`
+pub async fn delete_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let run_id = f.run_id()?;
+    write(&s, move |c| runs::set_deleted(c, &run_id, true)).await?;
+    Ok(Json(json!({})))
+}
+
+/// `POST runs/restore`
+pub async fn restore_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let run_id = f.run_id()?;
+    write(&s, move |c| runs::set_deleted(c, &run_id, false)).await?;
+    Ok(Json(json!({})))
+}
+
+/// The `runs/search` answer.
+#[derive(Serialize)]
+pub struct SearchRuns {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    runs: Vec<RunJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_page_token: Option<String>,
+}
+
+/// `POST runs/search`
+pub async fn search_runs(
+    State(s): State<AppState>,
+    Msg(f): Msg,
+) -> Result<Json<SearchRuns>, MlflowError> {
+    // Ids that are not numbers name no experiment, so they match nothing.
+    let experiment_ids: Vec<i64> = f
+        .str_list("experiment_ids")?
+        .iter()
+        .filter_map(|id| id.trim().parse().ok())
+        .collect();
+    let filter = f.opt_str("filter")?.unwrap_or_default();
+    let order_by = f.str_list("order_by")?;
+    let view = f
+        .opt_enum("run_view_type", ViewType::parse)?
+        .unwrap_or_default();
+    let limit = max_results(&f, 1000, 50000)?;
+    let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
+    let (found, more) = read(&s, move |c| {
+        let mut ids = search::search_run_ids(
+            c,
+            &experiment_ids,
+            &filter,
+            &order_by,
+            view,
+            offset,
+            limit + 1,
+        )?;
+        let more = ids.len() > limit;
+        ids.truncate(limit);
+        Ok((runs::load_runs(c, &ids)?, more))
+    })
+    .await?;
+    Ok(Json(SearchRuns {
+        runs: found.into_iter().map(RunJson::from).collect(),
+        next_page_token: more.then(|| page_token::encode(offset + limit)),
+    }))
+}
