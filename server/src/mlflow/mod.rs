@@ -10,7 +10,7 @@ mod runs;
 mod wire;
 
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use rusqlite::Connection;
 use serde_json::json;
@@ -54,10 +54,14 @@ pub fn routes() -> Router<AppState> {
             let body = json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
             (StatusCode::METHOD_NOT_ALLOWED, Json(body))
         })
-        .fallback(|| async {
-            let body = json!({"error_code": "ENDPOINT_NOT_FOUND", "message": "No such MLflow endpoint."});
-            (StatusCode::NOT_FOUND, Json(body))
-        })
+        // A route rather than a fallback: nested fallbacks lose to the app's `/api/{*rest}`.
+        .route("/{*rest}", any(endpoint_not_found))
+}
+
+/// Any path under the MLflow prefix that names no endpoint.
+async fn endpoint_not_found() -> (StatusCode, Json<serde_json::Value>) {
+    let body = json!({"error_code": "ENDPOINT_NOT_FOUND", "message": "No such MLflow endpoint."});
+    (StatusCode::NOT_FOUND, Json(body))
 }
 
 /// `POST logged-models/search`: logged models are not supported, so there are none.

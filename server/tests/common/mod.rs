@@ -1,0 +1,105 @@
+//! Test helpers shared by the MLflow-dialect integration tests: the real router over a
+//! temporary data directory, and one-call JSON requests.
+
+#![allow(dead_code)]
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use serde_json::Value;
+use server::{AppState, StaticConfig, Store};
+use tower::ServiceExt;
+
+/// The real router on a fresh database.
+pub struct TestApp {
+    _dir: tempfile::TempDir,
+    router: Router,
+}
+
+impl TestApp {
+    /// Opens a fresh store in a temp dir and builds the router.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let router = server::app(AppState { store }, &StaticConfig::default());
+        TestApp { _dir: dir, router }
+    }
+
+    /// Sends a request; returns status and body parsed as JSON (`Value::Null` if not JSON).
+    pub async fn send(&self, req: Request<Body>) -> (StatusCode, Value) {
+        let resp = self.router.clone().oneshot(req).await.expect("infallible");
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// POSTs a JSON body to `/api/2.0/mlflow{path}`.
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.post_raw(path, "application/json", body.to_string())
+            .await
+    }
+
+    /// POSTs raw bytes with a content type.
+    pub async fn post_raw(&self, path: &str, ctype: &str, body: String) -> (StatusCode, Value) {
+        let req = Request::post(format!("/api/2.0/mlflow{path}"))
+            .header("content-type", ctype)
+            .body(Body::from(body))
+            .expect("request");
+        self.send(req).await
+    }
+
+    /// GETs `/api/2.0/mlflow{path_and_query}`.
+    pub async fn get(&self, path_and_query: &str) -> (StatusCode, Value) {
+        let req = Request::get(format!("/api/2.0/mlflow{path_and_query}"))
+            .body(Body::empty())
+            .expect("request");
+        self.send(req).await
+    }
+
+    /// POST that must succeed; returns the body.
+    pub async fn ok(&self, path: &str, body: Value) -> Value {
+        let (status, v) = self.post(path, body).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {v}");
+        v
+    }
+
+    /// GET that must succeed; returns the body.
+    pub async fn ok_get(&self, path_and_query: &str) -> Value {
+        let (status, v) = self.get(path_and_query).await;
+        assert_eq!(status, StatusCode::OK, "{path_and_query}: {v}");
+        v
+    }
+
+    /// Creates an experiment; returns its id.
+    pub async fn experiment(&self, name: &str) -> String {
+        let v = self
+            .ok("/experiments/create", serde_json::json!({ "name": name }))
+            .await;
+        v["experiment_id"].as_str().expect("id").to_string()
+    }
+
+    /// Creates a run; returns its id.
+    pub async fn run(&self, experiment_id: &str, name: &str) -> String {
+        let body = serde_json::json!({
+            "experiment_id": experiment_id, "run_name": name, "user_id": "alice",
+            "start_time": 1_700_000_000_000i64
+        });
+        let v = self.ok("/runs/create", body).await;
+        v["run"]["info"]["run_id"]
+            .as_str()
+            .expect("run id")
+            .to_string()
+    }
+}
+
+/// Asserts an MLflow error answer: status and `error_code`, and a message containing `part`.
+pub fn assert_error(got: &(StatusCode, Value), status: u16, code: &str, part: &str) {
+    assert_eq!(got.0.as_u16(), status, "{}", got.1);
+    assert_eq!(got.1["error_code"], code, "{}", got.1);
+    let msg = got.1["message"].as_str().unwrap_or("");
+    assert!(msg.contains(part), "message {msg:?} lacks {part:?}");
+}
