@@ -40,7 +40,7 @@ conformance:
 e2e:
 	@bash scripts/test.sh fetch trunk-build server-build e2e
 
-bench: tools server
+bench: build
 	.venv/bin/python bench/bench.py $(BENCH_ARGS)
 
 fmt:

@@ -14,6 +14,7 @@ numbers to bench/results/. `--scale 0.01` makes a quick smoke run.
 import argparse
 import datetime as dt
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -71,6 +72,7 @@ def bench_one(server, scale_runs: int, steps: int, args, page_url) -> dict:
 
 def main() -> int:
     args = parse_args()
+    logging.getLogger("mlflow").setLevel(logging.WARNING)  # no "View run ..." line per run
     runs = max(10, round(1000 * args.scale))
     steps = max(10_000, round(1_000_000 * args.scale))
     workdir = Path(tempfile.mkdtemp(prefix="runlens-bench-"))

@@ -135,5 +135,6 @@ def _page(side: dict) -> str:
     if "error" in page:
         return f"failed: {' '.join(page['error'])}"
     raw = page["raw"]
-    return (f"first row after {raw['first_row_ms']} ms (runs), {page['requests']} requests, "
-            f"bytes per load {raw['bytes']}")
+    join = lambda xs: ", ".join(f"{x:,}" for x in xs)  # noqa: E731
+    return (f"first row after {join(raw['first_row_ms'])} ms (each cold load), "
+            f"{page['requests']} requests, bytes per load {join(raw['bytes'])}")

@@ -12,16 +12,24 @@ def rest_store(client):
     return client._tracking_client.store
 
 
-def test_batch_of_1000_metrics_and_100_params(client, experiment):
+def test_batches_at_the_limits(client, experiment):
     run_id = client.create_run(experiment).info.run_id
     t = now_ms()
-    metrics = [Metric("loss", 1.0 / (i + 1), t + i, i) for i in range(1000)]
-    params = [Param(f"p{i:03d}", str(i)) for i in range(100)]
-    rest_store(client).log_batch(run_id, metrics=metrics, params=params, tags=[])
+    store = rest_store(client)
+    # 1000 metrics in one request, then 100 params in one request.
+    store.log_batch(run_id, metrics=[Metric("loss", 1.0 / (i + 1), t + i, i) for i in range(1000)],
+                    params=[], tags=[])
+    store.log_batch(run_id, metrics=[], params=[Param(f"p{i:03d}", str(i)) for i in range(100)], tags=[])
+    # 1000 entities in all: 900 metrics + 50 params + 50 tags.
+    store.log_batch(run_id, metrics=[Metric("acc", i / 1000, t + i, i) for i in range(900)],
+                    params=[Param(f"q{i:02d}", "x") for i in range(50)],
+                    tags=[RunTag(f"t{i:02d}", "y") for i in range(50)])
     got = client.get_run(run_id)
-    assert len(got.data.params) == 100
+    assert len(got.data.params) == 150
     assert got.data.params["p042"] == "42"
+    assert got.data.tags["t07"] == "y"
     assert got.data.metrics["loss"] == 1.0 / 1000
+    assert got.data.metrics["acc"] == 899 / 1000
     history = client.get_metric_history(run_id, "loss")
     assert len(history) == 1000
     assert sorted(m.step for m in history) == list(range(1000))
@@ -37,6 +45,9 @@ def test_batch_over_limits_rejected(client, experiment):
         store.log_batch(run_id, metrics=[], params=[Param(f"p{i}", "v") for i in range(101)], tags=[])
     with raises_code("INVALID_PARAMETER_VALUE"):
         store.log_batch(run_id, metrics=[], params=[], tags=[RunTag(f"t{i}", "v") for i in range(101)])
+    with raises_code("INVALID_PARAMETER_VALUE"):  # 1001 entities in all
+        store.log_batch(run_id, metrics=[Metric("m", 1.0, t, i) for i in range(901)],
+                        params=[Param(f"p{i}", "v") for i in range(100)], tags=[])
     # A rejected batch stores nothing.
     got = client.get_run(run_id)
     assert "m" not in got.data.metrics
@@ -95,3 +106,13 @@ def test_negative_timestamp_rejected(client, experiment):
     run_id = client.create_run(experiment).info.run_id
     with raises_code("INVALID_PARAMETER_VALUE"):
         rest_store(client).log_batch(run_id, metrics=[Metric("m", 1.0, -1, 0)], params=[], tags=[])
+
+
+def test_values_round_trip_bit_exactly(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    values = [0.1 + 0.2, 1 / 3, 2 / 11, 2.0 / 11, 0.18181818181818182, 1e-300, -123456.789e10,
+              2 ** 53 + 1.0, 9007199254740993.0, 3.141592653589793, 1.7976931348623157e308]
+    client.log_batch(run_id, metrics=[Metric("exact", v, t, i) for i, v in enumerate(values)])
+    got = {m.step: m.value for m in client.get_metric_history(run_id, "exact")}
+    assert [got[i] for i in range(len(values))] == values
