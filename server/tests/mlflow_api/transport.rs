@@ -127,3 +127,41 @@ async fn health_is_ok() {
     let (status, _) = app.send(req).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn doubles_round_trip_bit_exactly() {
+    let app = TestApp::new();
+    let id = app.run("0", "r").await;
+    let values = [
+        0.18181818181818182,
+        0.1 + 0.2,
+        1e-300,
+        9007199254740993.0,
+        1.7976931348623157e308,
+    ];
+    let metrics: Vec<serde_json::Value> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| json!({"key": "x", "value": v, "timestamp": 1, "step": i}))
+        .collect();
+    let body = format!(
+        "{{\"run_id\": \"{id}\", \"metrics\": {}}}",
+        serde_json::Value::from(metrics)
+    );
+    assert_eq!(
+        app.post_raw("/runs/log-batch", "application/json", body)
+            .await
+            .0,
+        200
+    );
+    let h = app
+        .ok_get(&format!("/metrics/get-history?run_id={id}&metric_key=x"))
+        .await;
+    let got: Vec<f64> = h["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(got, values);
+}
