@@ -1,8 +1,54 @@
-//! Demo data for `runlens serve --demo`.
+//! Demo data for `runlens serve --demo`: four experiments under `/Users/...` and
+//! `/Workspace/Shared/...` with realistic training curves of 10k+ steps, sweeps with nested
+//! runs, FAILED, KILLED, resumed and RUNNING runs, params, tags and `system/...` metrics.
+//! Values come from a fixed seed; times are relative to the moment of loading.
+
+mod curves;
+mod llm;
+mod nlp;
+mod system;
+mod vision;
+mod writer;
+
+use rusqlite::OptionalExtension;
 
 use crate::{Error, Store};
 
-/// Loads the demo data once; a second call finds the marker and does nothing.
-pub fn load(_store: &Store) -> Result<(), Error> {
-    Ok(())
+/// One minute, ms.
+const MINUTE: i64 = 60_000;
+/// One hour, ms.
+const HOUR: i64 = 60 * MINUTE;
+/// Row in `meta` that marks the demo as loaded.
+const MARKER: &str = "demo_loaded";
+/// Seed of every demo value.
+const SEED: u64 = 20_240_611;
+
+/// Loads the demo data once, in one transaction; a second call finds the marker and does
+/// nothing. Fails (changing nothing) if one of the demo experiment names is already taken.
+pub fn load(store: &Store) -> Result<(), Error> {
+    store.blocking(|c| {
+        let tx = c.transaction()?;
+        let loaded: Option<String> = tx
+            .query_row("SELECT value FROM meta WHERE key = ?1", [MARKER], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if loaded.is_some() {
+            return Ok(());
+        }
+        let now = crate::util::now_ms();
+        {
+            let mut w = writer::Writer::new(&tx, SEED);
+            llm::load(&mut w, now)?;
+            vision::load_resnet(&mut w, now)?;
+            vision::load_detection(&mut w, now)?;
+            nlp::load(&mut w, now)?;
+        }
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+            rusqlite::params![MARKER, now.to_string()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    })
 }

@@ -1,0 +1,187 @@
+//! Alice's LLM fine-tuning experiment: a finished run, a diverged (FAILED) attempt and its
+//! resumed run, and a 13B run still RUNNING.
+
+use super::curves::{decay, saturate, warmup_cosine};
+use super::system::{log_system_metrics, Machine};
+use super::writer::{RunSpec, Timeline, Writer};
+use super::{HOUR, MINUTE};
+use crate::Error;
+
+const USER: &str = "alice@example.com";
+const SOURCE: &str = "train_sft.py";
+const MAX_STEPS: i64 = 12_000;
+const A100: Machine = Machine {
+    gpus: 2,
+    gpu_memory_mb: 74_000.0,
+    host_memory_mb: 180_000.0,
+    gpu_busy: 94.0,
+};
+
+/// One SFT run's knobs.
+struct Sft<'a> {
+    name: &'a str,
+    model: &'a str,
+    lr: f64,
+    tl: Timeline,
+    /// Step from which the loss blows up (the FAILED attempt).
+    diverge_at: Option<i64>,
+    /// Loss floor: bigger models go lower.
+    floor: f64,
+}
+
+/// Creates the experiment and its runs.
+pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
+    let exp = w.experiment(
+        "/Users/alice@example.com/llm-sft",
+        now - 9 * 24 * HOUR,
+        "Supervised fine-tuning of 7B and 13B decoder models on the instruction mix v3.",
+    )?;
+    let t0 = now - 4 * 24 * HOUR;
+    let base = Sft {
+        name: "sft-7b-lr2e-5",
+        model: "llama-7b",
+        lr: 2e-5,
+        tl: Timeline {
+            start: t0,
+            step_ms: 620,
+            first: 0,
+            last: MAX_STEPS,
+        },
+        diverge_at: None,
+        floor: 1.02,
+    };
+    let note = "Baseline: lr 2e-5, cosine schedule, 500 warm-up steps.";
+    sft_run(w, exp, &base, "FINISHED", Some(note), &[])?;
+
+    let t1 = now - 3 * 24 * HOUR;
+    let failed = Sft {
+        name: "sft-7b-lr1e-4",
+        lr: 1e-4,
+        tl: Timeline {
+            start: t1,
+            step_ms: 620,
+            first: 0,
+            last: 5_420,
+        },
+        diverge_at: Some(4_900),
+        ..base
+    };
+    let note = "Diverged at step ~5.4k (loss -> NaN, grad norm -> inf). Resumed from checkpoint-5000 with lr 5e-5.";
+    let failed_id = sft_run(w, exp, &failed, "FAILED", Some(note), &[("attempt", "1")])?;
+
+    let resumed = Sft {
+        name: "sft-7b-lr1e-4-resumed",
+        lr: 5e-5,
+        tl: Timeline {
+            start: failed.tl.end() + 40 * MINUTE,
+            step_ms: 620,
+            first: 5_000,
+            last: MAX_STEPS,
+        },
+        diverge_at: None,
+        ..base
+    };
+    let note = "Resumed from checkpoint-5000 of the diverged attempt with a lower lr.";
+    let tags = [("attempt", "2"), ("resumed_from", failed_id.as_str())];
+    sft_run(w, exp, &resumed, "FINISHED", Some(note), &tags)?;
+
+    // Started 2.5 h ago at 0.8 s/step: about 11k steps logged so far, still going.
+    let running = Sft {
+        name: "sft-13b-lr2e-5",
+        model: "llama-13b",
+        tl: Timeline {
+            start: now - 150 * MINUTE,
+            step_ms: 800,
+            first: 0,
+            last: 11_200,
+        },
+        floor: 0.93,
+        ..base
+    };
+    sft_run(w, exp, &running, "RUNNING", None, &[])?;
+    Ok(())
+}
+
+fn sft_run(
+    w: &mut Writer<'_>,
+    exp: i64,
+    s: &Sft<'_>,
+    status: &str,
+    note: Option<&str>,
+    tags: &[(&str, &str)],
+) -> Result<String, Error> {
+    let end = (status != "RUNNING").then(|| s.tl.end());
+    let spec = RunSpec {
+        experiment_id: exp,
+        name: s.name,
+        user: USER,
+        status,
+        start: s.tl.start,
+        end,
+        source: SOURCE,
+        note,
+        parent: None,
+    };
+    let run = w.run(&spec)?;
+    let lr = format!("{:e}", s.lr);
+    let max_steps = MAX_STEPS.to_string();
+    w.params(
+        &run,
+        &[
+            ("model", s.model),
+            ("lr", &lr),
+            ("batch_size", "64"),
+            ("optimizer", "adamw"),
+            ("weight_decay", "0.1"),
+            ("warmup_steps", "500"),
+            ("max_steps", &max_steps),
+            ("seq_len", "4096"),
+            ("precision", "bf16"),
+            ("dataset", "instruct-mix-v3"),
+        ],
+    )?;
+    w.tags(&run, &[("team", "llm"), ("git_commit", "4f2a9c1")])?;
+    w.tags(&run, tags)?;
+    log_curves(w, &run, s)?;
+    let sys_end = end.unwrap_or(s.tl.at(s.tl.last));
+    log_system_metrics(w, &run, s.tl.start, sys_end, A100)?;
+    Ok(run)
+}
+
+fn log_curves(w: &mut Writer<'_>, run: &str, s: &Sft<'_>) -> Result<(), Error> {
+    let (lr, floor) = (s.lr, s.floor);
+    // Divergence: the loss grows exponentially after `diverge_at`, NaN in the last 20 steps.
+    let blowup = |step: i64| match s.diverge_at {
+        Some(_) if step >= s.tl.last - 20 => f64::NAN,
+        Some(d) if step > d => ((step - d) as f64 / 90.0).exp(),
+        _ => 1.0,
+    };
+    let speed = (lr / 2e-5).sqrt();
+    w.curve(run, "train/loss", &s.tl, 1, |step, n| {
+        // A short loss spike at 7,777 steps, as real runs have.
+        let spike = if step == 7_777 { 2.4 } else { 1.0 };
+        n.jitter(decay(step, 2.3, floor, 1_400.0 / speed), 0.035) * blowup(step) * spike
+    })?;
+    w.curve(run, "train/grad_norm", &s.tl, 10, |step, n| {
+        let g = n.jitter(0.4 + 2.0 * (-(step as f64) / 300.0).exp(), 0.2) * blowup(step);
+        if g.is_nan() {
+            f64::INFINITY
+        } else {
+            g
+        }
+    })?;
+    w.curve(run, "learning_rate", &s.tl, 10, |step, _| {
+        warmup_cosine(step, 500, MAX_STEPS, lr, lr * 0.1)
+    })?;
+    w.curve(run, "tokens_per_second", &s.tl, 50, |_, n| {
+        n.jitter(52_000.0 * 0.62 / (s.tl.step_ms as f64 / 1000.0), 0.03)
+    })?;
+    w.curve(run, "eval/loss", &s.tl, 500, |step, n| {
+        n.jitter(decay(step, 2.2, floor + 0.08, 1_600.0 / speed), 0.01) * blowup(step).min(50.0)
+    })?;
+    w.curve(run, "eval/accuracy", &s.tl, 500, |step, n| {
+        (saturate(step, 0.38, 0.71 + (1.02 - floor), 2_500.0 / speed) + 0.004 * n.gauss())
+            / blowup(step).max(1.0)
+    })?;
+    Ok(())
+}
