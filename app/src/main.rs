@@ -1,5 +1,6 @@
-//! runlens web app entry point.
+//! runlens web app entry point: installs the panic hook and mounts [`app::App`].
 
 fn main() {
     console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
 }

@@ -1,0 +1,12 @@
+//! Metric charts: pure, signal-free functions. [`data`] turns a server series into chart
+//! points, [`smoothing`] applies TensorBoard's debiased EMA, [`scale`] picks ranges and
+//! labels, [`nearest`] finds the point under the cursor and [`draw`] paints a canvas.
+
+pub mod data;
+pub mod draw;
+pub mod nearest;
+pub mod scale;
+pub mod smoothing;
+
+pub use data::{ChartData, ChartPoint, Marker, NonFinite};
+pub use draw::{draw_series, ChartOptions, DrawInfo, Palette};

@@ -1,0 +1,79 @@
+//! Row virtualisation: with a fixed row height, only the rows inside the scrolled viewport
+//! (plus a small overscan) are rendered; spacers stand in for the rest.
+
+use std::ops::Range;
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// Rows rendered above and below the viewport.
+pub const OVERSCAN: usize = 8;
+
+/// Row indices to render for a viewport.
+pub fn visible_range(scroll_top: f64, viewport: f64, row_h: f64, count: usize) -> Range<usize> {
+    if count == 0 || row_h <= 0.0 {
+        return 0..0;
+    }
+    let first = (scroll_top.max(0.0) / row_h).floor() as usize;
+    let rows = (viewport.max(row_h) / row_h).ceil() as usize;
+    let start = first.saturating_sub(OVERSCAN).min(count);
+    let end = (first + rows + OVERSCAN).min(count);
+    start..end
+}
+
+/// Scroll state of a virtualised container.
+#[derive(Clone, Copy)]
+pub struct VirtualScroll {
+    /// Attach to the scrolling container.
+    pub node: NodeRef<Div>,
+    /// Current scrollTop.
+    pub scroll_top: RwSignal<f64>,
+    /// Current clientHeight.
+    pub viewport: RwSignal<f64>,
+}
+
+impl VirtualScroll {
+    /// New state; `viewport` is a guess until the first scroll or measure.
+    pub fn new(viewport: f64) -> Self {
+        Self {
+            node: NodeRef::new(),
+            scroll_top: RwSignal::new(0.0),
+            viewport: RwSignal::new(viewport),
+        }
+    }
+
+    /// Reads the container's scroll position and height (call on scroll and on mount).
+    pub fn measure(&self) {
+        if let Some(el) = self.node.get_untracked() {
+            self.scroll_top.set(f64::from(el.scroll_top()));
+            let h = f64::from(el.client_height());
+            if h > 0.0 && h != self.viewport.get_untracked() {
+                self.viewport.set(h);
+            }
+        }
+    }
+
+    /// Scrolls back to the top (e.g. when the rows change).
+    pub fn reset(&self) {
+        if let Some(el) = self.node.get_untracked() {
+            el.set_scroll_top(0);
+        }
+        self.scroll_top.set(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_only_the_window() {
+        assert_eq!(visible_range(0.0, 600.0, 36.0, 5000), 0..(17 + OVERSCAN));
+        let r = visible_range(36.0 * 1000.0, 600.0, 36.0, 5000);
+        assert_eq!(r, (1000 - OVERSCAN)..(1000 + 17 + OVERSCAN));
+        assert!(r.len() <= 60);
+        assert_eq!(visible_range(1e9, 600.0, 36.0, 10), 10..10);
+        assert_eq!(visible_range(0.0, 600.0, 36.0, 0), 0..0);
+        assert_eq!(visible_range(0.0, 600.0, 36.0, 3), 0..3);
+    }
+}

@@ -1,0 +1,185 @@
+//! Human-readable numbers, dates, durations and relative times. Pure functions (the local
+//! time-zone offset is the only thing read from the browser), unit-tested natively.
+
+/// Milliseconds since the epoch, now (0 outside the browser).
+pub fn now_ms() -> i64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now() as i64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
+/// The browser's UTC offset in minutes at instant `ms` (east positive; 0 natively).
+pub fn local_offset_min(ms: i64) -> i64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
+        -(date.get_timezone_offset() as i64)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = ms;
+        0
+    }
+}
+
+/// Civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Howard Hinnant's algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Splits local time into (y, m, d, hh, mm, ss).
+fn parts(ms: i64, offset_min: i64) -> (i64, u32, u32, i64, i64, i64) {
+    let local = ms.div_euclid(1000) + offset_min * 60;
+    let (days, secs) = (local.div_euclid(86_400), local.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    (y, m, d, secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+/// `2026-11-29 14:05:09` at the given offset.
+pub fn datetime_at(ms: i64, offset_min: i64) -> String {
+    let (y, mo, d, h, mi, s) = parts(ms, offset_min);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+}
+
+/// `2026-11-29 14:05:09`, local time.
+pub fn datetime(ms: i64) -> String {
+    datetime_at(ms, local_offset_min(ms))
+}
+
+/// `14:05:09`, local time (the date is dropped: for axis labels).
+pub fn time_of_day(ms: i64) -> String {
+    let (_, _, _, h, mi, s) = parts(ms, local_offset_min(ms));
+    format!("{h:02}:{mi:02}:{s:02}")
+}
+
+/// `Nov 29, 2026`, local time.
+pub fn date(ms: i64) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (y, m, d, ..) = parts(ms, local_offset_min(ms));
+    format!("{} {d}, {y}", MONTHS[(m as usize).saturating_sub(1) % 12])
+}
+
+/// A duration: `850ms`, `42s`, `3m 05s`, `2h 07m`, `3d 4h`.
+pub fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    let s = ms / 1000;
+    match s {
+        _ if ms < 1000 => format!("{ms}ms"),
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..=86_399 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+/// `just now`, `5 min ago`, `3 h ago`, `2 days ago`, else the date.
+pub fn relative(ms: i64, now: i64) -> String {
+    let s = (now - ms) / 1000;
+    match s {
+        i64::MIN..=44 => "just now".to_owned(),
+        45..=3599 => format!("{} min ago", (s / 60).max(1)),
+        3600..=86_399 => format!("{} h ago", s / 3600),
+        86_400..=172_799 => "yesterday".to_owned(),
+        172_800..=2_591_999 => format!("{} days ago", s / 86_400),
+        _ => date(ms),
+    }
+}
+
+/// A metric value for tables: 5 significant digits, scientific for very large or small,
+/// `NaN`, `+inf`, `−inf` spelled out.
+pub fn value(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".to_owned();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "+inf" } else { "−inf" }.to_owned();
+    }
+    let a = v.abs();
+    if a != 0.0 && !(1e-4..1e7).contains(&a) {
+        return format!("{v:.4e}");
+    }
+    let digits = if a == 0.0 {
+        0
+    } else {
+        a.log10().floor() as i32
+    };
+    let decimals = (4 - digits).clamp(0, 8) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// Compact number for axis labels: `1.5k`, `2M`, `0.003`.
+pub fn compact(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{}G", value(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", value(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", value(v / 1e3))
+    } else {
+        value(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_times() {
+        assert_eq!(datetime_at(0, 0), "1970-01-01 00:00:00");
+        assert_eq!(datetime_at(1_795_000_000_000, 0), "2026-11-18 11:06:40");
+        assert_eq!(datetime_at(1_795_000_000_000, 60), "2026-11-18 12:06:40");
+        assert_eq!(datetime_at(951_782_400_000, 0), "2000-02-29 00:00:00");
+        assert_eq!(datetime_at(-1000, 0), "1969-12-31 23:59:59");
+    }
+
+    #[test]
+    fn durations_and_relative_times() {
+        assert_eq!(duration(850), "850ms");
+        assert_eq!(duration(42_000), "42s");
+        assert_eq!(duration(185_000), "3m 05s");
+        assert_eq!(duration(7_620_000), "2h 07m");
+        assert_eq!(duration(-5), "0ms");
+        let now = 1_795_000_000_000;
+        assert_eq!(relative(now - 10_000, now), "just now");
+        assert_eq!(relative(now - 300_000, now), "5 min ago");
+        assert_eq!(relative(now - 3 * 3_600_000, now), "3 h ago");
+        assert_eq!(relative(now - 3 * 86_400_000, now), "3 days ago");
+    }
+
+    #[test]
+    fn values() {
+        assert_eq!(value(0.123456789), "0.12346");
+        assert_eq!(value(1234.5678), "1234.6");
+        assert_eq!(value(2.0), "2");
+        assert_eq!(value(0.0), "0");
+        assert_eq!(value(-0.5), "-0.5");
+        assert_eq!(value(1e-9), "1.0000e-9");
+        assert_eq!(value(f64::NAN), "NaN");
+        assert_eq!(value(f64::NEG_INFINITY), "−inf");
+        assert_eq!(compact(15_000.0), "15k");
+        assert_eq!(compact(2_500_000.0), "2.5M");
+    }
+}

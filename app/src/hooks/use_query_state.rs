@@ -1,0 +1,69 @@
+//! The URL's query string as view state: read keys reactively, write them by navigating
+//! with `replace`, so reloads and shared links show the same view.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_location, use_navigate};
+use leptos_router::NavigateOptions;
+
+use crate::query::Query;
+
+/// The router's navigate function, boxed so the handle can be `Copy`.
+type Navigate = Box<dyn Fn(&str, NavigateOptions)>;
+
+/// Handle returned by [`use_query_state`]; `Copy`, so closures can capture it freely.
+#[derive(Clone, Copy)]
+pub struct QueryState {
+    query: Memo<Query>,
+    path: Memo<String>,
+    navigate: StoredValue<Navigate, LocalStorage>,
+}
+
+impl QueryState {
+    /// The value of `key` (tracked).
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.query.with(|q| q.get(key).map(str::to_owned))
+    }
+
+    /// Every value of `key` (tracked).
+    pub fn get_all(&self, key: &str) -> Vec<String> {
+        self.query
+            .with(|q| q.get_all(key).into_iter().map(str::to_owned).collect())
+    }
+
+    /// Applies `edit` to the current query and replaces the URL with the result.
+    pub fn update(&self, edit: impl FnOnce(&mut Query)) {
+        let mut q = self.query.get_untracked();
+        edit(&mut q);
+        let url = q.url(&self.path.get_untracked());
+        self.navigate.with_value(|nav| {
+            nav(
+                &url,
+                NavigateOptions {
+                    replace: true,
+                    scroll: false,
+                    ..Default::default()
+                },
+            )
+        });
+    }
+
+    /// Sets one key (`None` removes it).
+    pub fn set(&self, key: &'static str, value: Option<String>) {
+        self.update(|q| q.set(key, value));
+    }
+}
+
+/// The current route's query string as reactive view state.
+pub fn use_query_state() -> QueryState {
+    let location = use_location();
+    let search = location.search;
+    let pathname = location.pathname;
+    let query = Memo::new(move |_| Query::parse(&search.get()));
+    let path = Memo::new(move |_| pathname.get());
+    let navigate = use_navigate();
+    QueryState {
+        query,
+        path,
+        navigate: StoredValue::new_local(Box::new(navigate)),
+    }
+}

@@ -1,0 +1,158 @@
+//! `/experiments/:id`: the experiment's header and its runs table with filter, sort and
+//! column choice, all kept in the URL (`?filter=&sort=&params=&metrics=&tags=`).
+
+mod columns;
+mod runs_table;
+mod tree;
+
+use api_types as json;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{self, RunsQuery};
+use crate::components::columns_picker::ColumnsPicker;
+use crate::components::states::{EmptyState, ErrorView, Loading, NotFoundView};
+use crate::hooks::{use_query_state, QueryState};
+use crate::routes::AppRoute;
+use columns::{columns_from, DEFAULT_SORT};
+use runs_table::RunsTable;
+
+/// The experiment page.
+#[component]
+pub fn ExperimentPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let detail = LocalResource::new(move || api::get_experiment(id.get()));
+    view! {
+        <Transition fallback=|| view! { <Loading label="Loading experiment…" /> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(d) => view! { <ExperimentView detail=d /> }.into_any(),
+                    Err(e) if api::is_not_found(&e) => view! {
+                        <NotFoundView title="Experiment not found"
+                            message="No experiment has this id. It may have been deleted, or the link may be wrong." />
+                    }.into_any(),
+                    Err(e) => view! {
+                        <ErrorView title="Could not load the experiment" error=e retry=Callback::new(move |_| detail.refetch()) />
+                    }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// The filter input: applies on Enter, shows the server's message when the filter is bad.
+#[component]
+fn FilterBox(
+    /// The URL state holding `filter`.
+    qs: QueryState,
+    /// The server's complaint about the current filter, if any.
+    #[prop(into)]
+    error: Signal<Option<String>>,
+) -> impl IntoView {
+    let applied = Signal::derive(move || qs.get("filter").unwrap_or_default());
+    let draft = RwSignal::new(applied.get_untracked());
+    Effect::new(move |_| draft.set(applied.get()));
+    let apply = move || {
+        let v = draft.get_untracked().trim().to_owned();
+        qs.set("filter", (!v.is_empty()).then_some(v));
+    };
+    view! {
+        <div class="filter">
+            <input class="filter-input mono" type="text" aria-label="Filter runs"
+                placeholder="metrics.loss < 0.5 AND params.lr = '0.001'    (Enter to apply)"
+                prop:value=move || draft.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=move |ev| if ev.key() == "Enter" { apply() } />
+            {move || error.get().map(|m| view! {
+                <div class="filter-error" role="alert"><strong>"Invalid filter: "</strong>{m}</div>
+            })}
+        </div>
+    }
+}
+
+/// Header, toolbar and runs of one experiment.
+#[component]
+fn ExperimentView(
+    /// The experiment and its run keys.
+    detail: json::ExperimentDetail,
+) -> impl IntoView {
+    let qs = use_query_state();
+    let exp = detail.experiment.clone();
+    let cols = {
+        let d = detail.clone();
+        Memo::new(move |_| columns_from(&d, qs.get("params"), qs.get("metrics"), qs.get("tags")))
+    };
+    let sort = Memo::new(move |_| {
+        qs.get("sort")
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_SORT.to_owned())
+    });
+    let filter = Memo::new(move |_| qs.get("filter").unwrap_or_default());
+    let exp_id = exp.id.clone();
+    let runs = LocalResource::new(move || {
+        let p = RunsQuery {
+            filter: filter.get(),
+            order_by: vec![sort.get()],
+            columns: cols.get(),
+        };
+        api::list_runs(exp_id.clone(), p)
+    });
+    let filter_error = Signal::derive(move || match runs.get() {
+        Some(Err(e))
+            if matches!(
+                e.code.as_str(),
+                "INVALID_PARAMETER" | "INVALID_PARAMETER_VALUE" | "BAD_REQUEST"
+            ) =>
+        {
+            Some(e.message)
+        }
+        _ => None,
+    });
+    let on_columns = Callback::new(move |c: json::RunTableColumns| {
+        qs.update(|q| {
+            q.set("params", Some(c.params.join(",")));
+            q.set("metrics", Some(c.metrics.join(",")));
+            q.set("tags", Some(c.tags.join(",")));
+        })
+    });
+    let on_sort = Callback::new(move |clause: String| qs.set("sort", Some(clause)));
+    view! {
+        <nav class="breadcrumb"><a href=AppRoute::Experiments.path()>"Experiments"</a><span>"/"</span></nav>
+        <div class="page-header">
+            <div class="title-block">
+                <h1>{exp.name.clone()}</h1>
+                <p class="subtitle">{format!("Experiment {} · {} runs", exp.id, exp.run_count)}</p>
+                {exp.description.clone().map(|d| view! { <p class="description">{d}</p> })}
+            </div>
+        </div>
+        <div class="toolbar">
+            <FilterBox qs=qs error=filter_error />
+            <ColumnsPicker detail=detail selected=cols on_change=on_columns />
+        </div>
+        <div class="card">
+            <Transition fallback=|| view! { <Loading label="Loading runs…" /> }>
+                {move || Suspend::new(async move {
+                    match runs.await {
+                        Ok(t) if t.rows.is_empty() => empty_runs(filter.get_untracked()).into_any(),
+                        Ok(t) => view! { <RunsTable table=t sort=sort on_sort=on_sort /> }.into_any(),
+                        Err(e) if filter_error.get_untracked().is_some() => view! {
+                            <EmptyState title="No runs shown" hint=format!("Fix the filter above to see runs ({}).", e.code) />
+                        }.into_any(),
+                        Err(e) => view! {
+                            <ErrorView title="Could not load runs" error=e retry=Callback::new(move |_| runs.refetch()) />
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
+        </div>
+    }
+}
+
+fn empty_runs(filter: String) -> impl IntoView {
+    if filter.is_empty() {
+        view! { <EmptyState title="No runs yet" hint="Runs logged to this experiment with mlflow.start_run() appear here." /> }
+    } else {
+        view! { <EmptyState title="No runs match this filter" hint="Loosen the filter, or clear it to see every run." /> }
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per route.
+
+pub mod experiment;
+pub mod experiments;
+pub mod not_found;
+pub mod run;

@@ -1,0 +1,170 @@
+//! The run's Metrics tab: one chart per metric key (`system/*` keys in their own section),
+//! with shared controls kept in the URL: `?x=step|wall|relative&log=1&smooth=0.6` and
+//! `zoom=<key>:<min>:<max>` (repeatable, one per zoomed chart).
+
+use api_types as json;
+use leptos::prelude::*;
+
+use crate::components::chart_panel::ChartPanel;
+use crate::components::states::EmptyState;
+use crate::hooks::{use_query_state, QueryState};
+
+/// Parses `key:min:max` (the key may itself contain `:`).
+pub fn parse_zoom(s: &str) -> Option<(String, f64, f64)> {
+    let mut it = s.rsplitn(3, ':');
+    let hi: f64 = it.next()?.parse().ok()?;
+    let lo: f64 = it.next()?.parse().ok()?;
+    let key = it.next()?;
+    (lo.is_finite() && hi.is_finite() && lo < hi && !key.is_empty())
+        .then(|| (key.to_owned(), lo, hi))
+}
+
+fn parse_axis(s: Option<&str>) -> json::XAxis {
+    match s {
+        Some("wall") => json::XAxis::Wall,
+        Some("relative") => json::XAxis::Relative,
+        _ => json::XAxis::Step,
+    }
+}
+
+fn axis_value(a: json::XAxis) -> Option<String> {
+    match a {
+        json::XAxis::Step => None,
+        json::XAxis::Wall => Some("wall".into()),
+        json::XAxis::Relative => Some("relative".into()),
+    }
+}
+
+/// Sets (or clears) the zoom of one key in the URL.
+fn set_zoom(qs: QueryState, key: &str, range: Option<(f64, f64)>) {
+    qs.update(|q| {
+        let mut zooms: Vec<String> = q
+            .get_all("zoom")
+            .into_iter()
+            .filter(|z| parse_zoom(z).is_none_or(|(k, ..)| k != key))
+            .map(str::to_owned)
+            .collect();
+        if let Some((lo, hi)) = range {
+            zooms.push(format!("{key}:{lo}:{hi}"));
+        }
+        q.set_all("zoom", &zooms);
+    });
+}
+
+/// The chart controls bar.
+#[component]
+fn Controls(
+    /// URL state.
+    qs: QueryState,
+    /// Current x axis.
+    #[prop(into)]
+    x_axis: Signal<json::XAxis>,
+    /// Log scale on.
+    #[prop(into)]
+    log_y: Signal<bool>,
+    /// Smoothing weight.
+    #[prop(into)]
+    smoothing: Signal<f64>,
+) -> impl IntoView {
+    let axis_button = move |label: &'static str, a: json::XAxis| {
+        view! {
+            <button class="seg" class:selected=move || x_axis.get() == a aria-pressed=move || (x_axis.get() == a).to_string()
+                on:click=move |_| qs.update(|q| { q.set("x", axis_value(a)); q.set_all("zoom", &[]); })>
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <div class="chart-controls card">
+            <div class="control">
+                <span class="control-label">"X axis"</span>
+                <div class="segmented" role="group" aria-label="X axis">
+                    {axis_button("Step", json::XAxis::Step)}
+                    {axis_button("Wall time", json::XAxis::Wall)}
+                    {axis_button("Relative", json::XAxis::Relative)}
+                </div>
+            </div>
+            <label class="control check">
+                <input type="checkbox" prop:checked=move || log_y.get()
+                    on:change=move |ev| qs.set("log", event_target_checked(&ev).then(|| "1".to_owned())) />
+                <span>"Log scale"</span>
+            </label>
+            <label class="control slider">
+                <span class="control-label">"Smoothing"</span>
+                <input type="range" min="0" max="0.99" step="0.01" aria-label="Smoothing"
+                    prop:value=move || smoothing.get().to_string()
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        qs.set("smooth", (v > 0.0).then(|| format!("{v:.2}")));
+                    } />
+                <span class="mono control-value">{move || format!("{:.2}", smoothing.get())}</span>
+            </label>
+            <span class="muted small hint">"Drag on a chart to zoom · double-click to reset"</span>
+        </div>
+    }
+}
+
+/// The Metrics tab.
+#[component]
+pub fn MetricsTab(
+    /// Run id.
+    run_id: String,
+    /// The run's metric keys, sorted.
+    keys: Vec<String>,
+) -> impl IntoView {
+    let qs = use_query_state();
+    let x_axis = Signal::derive(move || parse_axis(qs.get("x").as_deref()));
+    let log_y = Signal::derive(move || qs.get("log").is_some_and(|v| v == "1" || v == "true"));
+    let smoothing = Signal::derive(move || {
+        qs.get("smooth")
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+            .unwrap_or(0.0)
+            .clamp(0.0, 0.99)
+    });
+    if keys.is_empty() {
+        return view! { <EmptyState title="No metrics logged" hint="Metrics logged with mlflow.log_metric() appear here as charts." /> }.into_any();
+    }
+    let (system, user): (Vec<String>, Vec<String>) =
+        keys.into_iter().partition(|k| k.starts_with("system/"));
+    let charts = move |keys: Vec<String>| {
+        let run_id = run_id.clone();
+        keys.into_iter().map(move |key| {
+            let k = key.clone();
+            let zoom = Signal::derive(move || {
+                qs.get_all("zoom").iter().filter_map(|z| parse_zoom(z)).find(|(zk, ..)| *zk == k).map(|(_, lo, hi)| (lo, hi))
+            });
+            let k = key.clone();
+            let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
+            view! { <ChartPanel run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom /> }
+        }).collect_view()
+    };
+    let has_system = !system.is_empty();
+    view! {
+        <Controls qs=qs x_axis=x_axis log_y=log_y smoothing=smoothing />
+        {(!user.is_empty()).then(|| view! { <div class="chart-grid">{charts(user)}</div> })}
+        {has_system.then(|| view! {
+            <h2 class="section-title">"System metrics"</h2>
+            <div class="chart-grid">{charts(system)}</div>
+        })}
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_zoom;
+
+    #[test]
+    fn zoom_values() {
+        assert_eq!(
+            parse_zoom("loss:10:20.5"),
+            Some(("loss".into(), 10.0, 20.5))
+        );
+        assert_eq!(parse_zoom("a:b:1:2"), Some(("a:b".into(), 1.0, 2.0)));
+        assert_eq!(parse_zoom("loss:20:10"), None);
+        assert_eq!(parse_zoom("loss:x:1"), None);
+        assert_eq!(parse_zoom(":1:2"), None);
+        assert_eq!(parse_zoom("loss:NaN:2"), None);
+    }
+}

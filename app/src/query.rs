@@ -1,0 +1,168 @@
+//! Query strings: an ordered list of key/value pairs with percent-encoding, used for the
+//! URL's view state and for API requests. Pure, so it is unit-tested natively.
+
+/// Percent-encodes everything except RFC 3986's unreserved characters.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes and `+` (as space); invalid escapes are kept literally.
+pub fn decode_component(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// An ordered query string; a key may repeat.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query(Vec<(String, String)>);
+
+impl Query {
+    /// An empty query.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses `a=1&b=2` (a leading `?` is allowed).
+    pub fn parse(search: &str) -> Self {
+        let search = search.strip_prefix('?').unwrap_or(search);
+        let pairs = search
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (decode_component(k), decode_component(v)),
+                None => (decode_component(p), String::new()),
+            })
+            .collect();
+        Self(pairs)
+    }
+
+    /// Appends a pair (builder style).
+    pub fn with(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.0.push((key.to_owned(), value.into()));
+        self
+    }
+
+    /// Appends a pair when `value` is `Some`.
+    pub fn with_opt(self, key: &str, value: Option<impl Into<String>>) -> Self {
+        match value {
+            Some(v) => self.with(key, v),
+            None => self,
+        }
+    }
+
+    /// The first value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `key`, in order.
+    pub fn get_all(&self, key: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// Replaces every value of `key` by `values` (none removes the key), keeping the
+    /// position of its first occurrence.
+    pub fn set_all(&mut self, key: &str, values: &[String]) {
+        let pos = self
+            .0
+            .iter()
+            .position(|(k, _)| k == key)
+            .unwrap_or(self.0.len());
+        self.0.retain(|(k, _)| k != key);
+        let pos = pos.min(self.0.len());
+        for (i, v) in values.iter().enumerate() {
+            self.0.insert(pos + i, (key.to_owned(), v.clone()));
+        }
+    }
+
+    /// Sets `key` to one value, or removes it for `None`.
+    pub fn set(&mut self, key: &str, value: Option<String>) {
+        self.set_all(key, &value.into_iter().collect::<Vec<_>>());
+    }
+
+    /// The encoded string without the leading `?`.
+    pub fn encode(&self) -> String {
+        self.0
+            .iter()
+            .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// `path` followed by `?query` when the query is not empty.
+    pub fn url(&self, path: &str) -> String {
+        if self.0.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{path}?{}", self.encode())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_and_decodes_round_trip() {
+        for s in [
+            "metrics.`loss` < 0.5 AND params.lr = '1e-3'",
+            "ünï/cödé &=?#",
+            "",
+        ] {
+            assert_eq!(decode_component(&encode_component(s)), s);
+        }
+        assert_eq!(encode_component("a b&c"), "a%20b%26c");
+        assert_eq!(decode_component("a+b%2"), "a b%2");
+        assert_eq!(decode_component("%zz%41"), "%zzA");
+    }
+
+    #[test]
+    fn query_keeps_order_and_repeats() {
+        let mut q = Query::parse("?tab=metrics&zoom=loss:1:2&x=step&zoom=acc:3:4");
+        assert_eq!(q.get("x"), Some("step"));
+        assert_eq!(q.get_all("zoom"), vec!["loss:1:2", "acc:3:4"]);
+        q.set("zoom", Some("z:0:1".into()));
+        q.set("x", None);
+        q.set("log", Some("1".into()));
+        assert_eq!(q.encode(), "tab=metrics&zoom=z%3A0%3A1&log=1");
+        assert_eq!(Query::new().url("/"), "/");
+        assert_eq!(Query::new().with("q", "a b").url("/p"), "/p?q=a%20b");
+    }
+}
