@@ -165,3 +165,13 @@ async fn doubles_round_trip_bit_exactly() {
         .collect();
     assert_eq!(got, values);
 }
+
+#[tokio::test]
+async fn oversize_bodies_are_a_json_4xx() {
+    let app = TestApp::new();
+    let huge = format!("{{\"name\": \"{}\"}}", "x".repeat(33 * 1024 * 1024));
+    let r = app
+        .post_raw("/experiments/create", "application/json", huge)
+        .await;
+    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "too large");
+}
