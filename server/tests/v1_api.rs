@@ -158,3 +158,22 @@ async fn bad_parameters_are_400_api_errors() {
         );
     }
 }
+
+#[tokio::test]
+async fn demo_refuses_to_overwrite_an_existing_experiment() {
+    let app = TestApp::new();
+    app.store
+        .blocking(|c| {
+            c.execute(
+                "INSERT INTO experiments (name, artifact_location, creation_time, last_update_time)
+                 VALUES ('/Workspace/Shared/nlp/tokenizer-sweep', '', 1, 1)",
+                [],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let before = app.counts();
+    let err = server::demo::load(&app.store).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+    assert_eq!(before, app.counts(), "nothing half-loaded");
+}

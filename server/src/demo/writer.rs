@@ -72,6 +72,16 @@ impl<'t> Writer<'t> {
 
     /// Creates an experiment with a description; returns its id.
     pub fn experiment(&mut self, name: &str, created: i64, note: &str) -> Result<i64, Error> {
+        let taken: bool = self.tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM experiments WHERE name = ?1)",
+            [name],
+            |r| r.get(0),
+        )?;
+        if taken {
+            return Err(Error::AlreadyExists(format!(
+                "cannot load the demo: experiment '{name}' already exists in this data dir"
+            )));
+        }
         self.tx
             .prepare_cached(
                 "INSERT INTO experiments (name, artifact_location, lifecycle_stage,
