@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scale", type=float, default=1.0, help="multiply run and step counts (default 1.0)")
+    p.add_argument("--runs", type=int, help="override the number of runs (default 1000 x scale)")
+    p.add_argument("--steps", type=int, help="override the long metric's steps (default 1e6 x scale)")
     p.add_argument("--repeat", type=int, default=5, help="repetitions of each chart fetch (median)")
     p.add_argument("--page-repeat", type=int, default=3, help="cold page loads per server (median)")
     p.add_argument("--only", choices=["both", "runlens", "mlflow"], default="both")
@@ -73,11 +75,11 @@ def bench_one(server, scale_runs: int, steps: int, args, page_url) -> dict:
 def main() -> int:
     args = parse_args()
     logging.getLogger("mlflow").setLevel(logging.WARNING)  # no "View run ..." line per run
-    runs = max(10, round(1000 * args.scale))
-    steps = max(10_000, round(1_000_000 * args.scale))
+    runs = args.runs or max(10, round(1000 * args.scale))
+    steps = args.steps or max(10_000, round(1_000_000 * args.scale))
     workdir = Path(tempfile.mkdtemp(prefix="runlens-bench-"))
     results = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-               "scale": args.scale, "runs": runs, "steps": steps, "machine": machine_facts()}
+               "scale": args.scale, "argv": " ".join(sys.argv[1:]), "runs": runs, "steps": steps, "machine": machine_facts()}
     try:
         if args.only in ("both", "runlens"):
             if not args.runlens_bin.exists():

@@ -84,7 +84,7 @@ def render(r: dict) -> str:
     out = [
         "# Benchmarks: runlens vs MLflow",
         "",
-        f"Measured {r['date']} by `make bench` (`bench/bench.py --scale {r['scale']}`): "
+        f"Measured {r['date']} by `bench/bench.py {r.get('argv', '')}`: "
         f"{r['runs']:,} runs x (20 params, 10 metrics x 50 steps) and one {r['steps']:,}-step metric "
         "with a single spike of 100.0 among values near 1.0.",
         "Both servers run on loopback on the same machine, one after the other, each with a fresh "
@@ -97,7 +97,7 @@ def render(r: dict) -> str:
     ]
     for name, a, b, fmt in rows:
         out.append(f"| {name} | {fmt(a)} | {fmt(b)} | {_ratio(a, b)} |")
-    out += [
+    out += ["", "## Against the targets", ""] + _targets(rl, mf, ms) + [
         "",
         "## Does the spike survive the chart fetch?",
         "",
@@ -138,3 +138,23 @@ def _page(side: dict) -> str:
     join = lambda xs: ", ".join(f"{x:,}" for x in xs)  # noqa: E731
     return (f"first row after {join(raw['first_row_ms'])} ms (each cold load), "
             f"{page['requests']} requests, bytes per load {join(raw['bytes'])}")
+
+
+def _targets(rl: dict, mf: dict, ms) -> list[str]:
+    """The issue's targets: 10x on (1) and (2), 5x on (3), runs-page bytes under 1/10."""
+    checks = [
+        ("(1) seed total, MLflow/runlens", _get(mf, "seed", "seed_seconds"), _get(rl, "seed", "seed_seconds"), 10),
+        ("(2) chart fetch, MLflow (320-point sample)/runlens", _get(mf, "chart", "interval_320", "seconds"),
+         _get(rl, "chart", "chart_seconds"), 10),
+        ("(3) time to first row, MLflow/runlens", ms(_get(mf, "page", "first_row_ms")), ms(_get(rl, "page", "first_row_ms")), 5),
+        ("(3) bytes, MLflow/runlens", _get(mf, "page", "bytes"), _get(rl, "page", "bytes"), 10),
+    ]
+    lines = []
+    for name, slow, fast, target in checks:
+        if not slow or not fast:
+            lines.append(f"- {name}: not measured")
+            continue
+        factor = slow / fast
+        verdict = "met" if factor >= target else "**not met**"
+        lines.append(f"- {name} = {factor:,.1f}x (target {target}x): {verdict}")
+    return lines
