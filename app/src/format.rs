@@ -112,7 +112,7 @@ pub fn value(v: f64) -> String {
     }
     let a = v.abs();
     if a != 0.0 && !(1e-4..1e7).contains(&a) {
-        return format!("{v:.4e}");
+        return scientific(v, 4);
     }
     let digits = if a == 0.0 {
         0
@@ -128,18 +128,55 @@ pub fn value(v: f64) -> String {
     }
 }
 
-/// Compact number for axis labels: `1.5k`, `2M`, `0.003`.
-pub fn compact(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e9 {
-        format!("{}G", value(v / 1e9))
-    } else if a >= 1e6 {
-        format!("{}M", value(v / 1e6))
-    } else if a >= 1e4 {
-        format!("{}k", value(v / 1e3))
-    } else {
-        value(v)
+/// `1.5e-6`: scientific with at most `decimals` mantissa decimals, trailing zeros dropped.
+fn scientific(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$e}");
+    match s.split_once('e') {
+        Some((m, e)) if m.contains('.') => {
+            format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => s,
     }
+}
+
+/// Thousands separators: `10,001`.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Short axis label: 3 significant digits, `k`/`M`/`G` suffixes, scientific below 0.001.
+pub fn axis(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a < 1e-3 {
+        return scientific(v, 2);
+    }
+    let (scaled, suffix) = match a {
+        _ if a >= 1e9 => (v / 1e9, "G"),
+        _ if a >= 1e6 => (v / 1e6, "M"),
+        _ if a >= 1e4 => (v / 1e3, "k"),
+        _ => (v, ""),
+    };
+    let digits = if scaled == 0.0 {
+        0
+    } else {
+        scaled.abs().log10().floor() as i32
+    };
+    let decimals = (2 - digits).clamp(0, 6) as usize;
+    let s = format!("{scaled:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    };
+    format!("{s}{suffix}")
 }
 
 #[cfg(test)]
@@ -176,10 +213,20 @@ mod tests {
         assert_eq!(value(2.0), "2");
         assert_eq!(value(0.0), "0");
         assert_eq!(value(-0.5), "-0.5");
-        assert_eq!(value(1e-9), "1.0000e-9");
+        assert_eq!(value(1e-9), "1e-9");
+        assert_eq!(value(3.16227e-6), "3.1623e-6");
+        assert_eq!(axis(3.16227e-6), "3.16e-6");
+        assert_eq!(axis(0.000316), "3.16e-4");
+        assert_eq!(axis(6.30957), "6.31");
+        assert_eq!(axis(0.031623), "0.0316");
+        assert_eq!(axis(12_000.0), "12k");
+        assert_eq!(axis(2000.0), "2000");
+        assert_eq!(axis(0.0), "0");
+        assert_eq!(count(10_001), "10,001");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1_000_000), "1,000,000");
         assert_eq!(value(f64::NAN), "NaN");
         assert_eq!(value(f64::NEG_INFINITY), "−inf");
-        assert_eq!(compact(15_000.0), "15k");
-        assert_eq!(compact(2_500_000.0), "2.5M");
+        assert_eq!(axis(2_500_000.0), "2.5M");
     }
 }

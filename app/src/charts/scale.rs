@@ -90,7 +90,7 @@ pub fn x_range(range: Option<(f64, f64)>, axis: json::XAxis) -> (f64, f64) {
 /// Tick label of an x value; `span` is the visible range's width.
 pub fn x_label(v: f64, axis: json::XAxis, span: f64) -> String {
     match axis {
-        json::XAxis::Step => format::compact(v),
+        json::XAxis::Step => format::axis(v),
         json::XAxis::Wall if span < 86_400_000.0 => format::time_of_day(v as i64),
         json::XAxis::Wall => format::datetime(v as i64)
             .get(5..16)
@@ -102,7 +102,7 @@ pub fn x_label(v: f64, axis: json::XAxis, span: f64) -> String {
 
 /// Tick label of a y value in drawing space.
 pub fn y_label(v: f64, log: bool) -> String {
-    format::compact(from_draw(v, log))
+    format::axis(from_draw(v, log))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::Loaded;
 use crate::charts::{DrawInfo, NonFinite};
+use crate::format;
 
 /// Legend of one chart.
 #[component]
@@ -46,7 +47,7 @@ pub fn Legend(
         });
         Some(view! {
             <span class="legend-item"><span class="swatch" style=format!("background:{}", i.line_color)></span>
-                {format!("{in_range} points{}", if zoomed.get() { " in range" } else { "" })}</span>
+                {format!("{} points{}", format::count(in_range), if zoomed.get() { " in range" } else { "" })}</span>
             {markers}
             {hidden}
         })

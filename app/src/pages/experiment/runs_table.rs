@@ -91,13 +91,14 @@ pub fn RunsTable(
         Memo::new(move |_| expanded.with(|e| flatten(&table.rows, e)))
     };
     let scroll = VirtualScroll::new(600.0);
+    // One memo feeds the body: reading `tree` next to a memo derived from it would let a
+    // change of `tree` that leaves the range unchanged go unseen.
     let window = Memo::new(move |_| {
-        visible_range(
-            scroll.scroll_top.get(),
-            scroll.viewport.get(),
-            ROW_HEIGHT,
-            tree.with(Vec::len),
-        )
+        let (top, viewport) = (scroll.scroll_top.get(), scroll.viewport.get());
+        tree.with(|t| {
+            let r = visible_range(top, viewport, ROW_HEIGHT, t.len());
+            (r.start, t.len() - r.end, t[r].to_vec())
+        })
     });
     Effect::new(move |_| {
         if scroll.node.get().is_some() {
@@ -133,11 +134,9 @@ pub fn RunsTable(
     let body = {
         let table = table.clone();
         move || {
-            let range = window.get();
-            let rows = tree.with(|t| t[range.clone()].to_vec());
-            let total = tree.with(Vec::len);
-            let top = range.start as f64 * ROW_HEIGHT;
-            let bottom = (total - range.end) as f64 * ROW_HEIGHT;
+            let (above, below, rows) = window.get();
+            let top = above as f64 * ROW_HEIGHT;
+            let bottom = below as f64 * ROW_HEIGHT;
             view! {
                 <tr class="spacer" style=format!("height: {top}px") aria-hidden="true"><td colspan=n_cols></td></tr>
                 {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, now, toggle)).collect_view()}
