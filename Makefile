@@ -7,12 +7,13 @@ DATA_DIR ?= data
 BENCH_ARGS ?=
 export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help tools app server build run test conformance e2e bench fmt clippy
+.PHONY: help tools app server build run test conformance conformance-mlflow e2e bench fmt clippy
 
 help:
 	@echo "make run          install missing tools, build app + server (release), serve on http://$(ADDR) with demo data"
 	@echo "make test         fmt, clippy (native + wasm32), cargo tests, app build, conformance, end-to-end"
 	@echo "make conformance  the pytest suite driving the stock mlflow client against runlens"
+	@echo "make conformance-mlflow  the same suite against a real mlflow server (checks the suite itself)"
 	@echo "make e2e          the Playwright browser tests"
 	@echo "make bench        side-by-side benchmark with a real MLflow server (writes docs/BENCHMARKS.md)"
 
@@ -36,6 +37,9 @@ test:
 
 conformance:
 	@bash scripts/test.sh server-build conformance
+
+conformance-mlflow: tools
+	.venv/bin/python bench/mlflow_conformance.py
 
 e2e:
 	@bash scripts/test.sh fetch trunk-build server-build e2e

@@ -4,8 +4,11 @@ A session-wide ``runlens serve`` is started on a free loopback port with a tempo
 directory, and the stock ``mlflow`` client is pointed at it through ``MLFLOW_TRACKING_URI``.
 
 Environment:
-  RUNLENS_BIN   the server binary (default: the newest of target/{release,debug}/runlens,
-                honouring CARGO_TARGET_DIR)
+  RUNLENS_BIN                 the server binary (default: the newest of
+                              target/{release,debug}/runlens, honouring CARGO_TARGET_DIR)
+  CONFORMANCE_TRACKING_URI    run against an already running server instead (for example a
+                              real `mlflow server`, to check that the suite encodes MLflow's
+                              own behaviour); tests that need to own the process are skipped
 """
 
 import os
@@ -106,9 +109,27 @@ class Server:
                 self.proc.wait()
 
 
+def pytest_collection_modifyitems(config, items):
+    """Against another server (say, MLflow itself), skip runlens' deliberate departures."""
+    if not os.environ.get("CONFORMANCE_TRACKING_URI"):
+        return
+    skip = pytest.mark.skip(reason="runlens_only: deliberate departure from MLflow")
+    for item in items:
+        if "runlens_only" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def server():
     """The live server for the whole session; its URL is the tracking URI."""
+    external = os.environ.get("CONFORMANCE_TRACKING_URI")
+    if external:
+        srv = Server(Path("external"), Path(tempfile.gettempdir()))
+        srv.url = external.rstrip("/")
+        os.environ["MLFLOW_TRACKING_URI"] = srv.url
+        mlflow.set_tracking_uri(srv.url)
+        yield srv
+        return
     tmp = Path(tempfile.mkdtemp(prefix="runlens-conformance-"))
     srv = Server(find_binary(), tmp / "data")
     srv.start()
