@@ -4,6 +4,7 @@
 
 mod hover;
 mod legend;
+mod tooltip;
 
 use api_types as json;
 use leptos::html::Canvas;
@@ -12,11 +13,11 @@ use web_sys::MouseEvent;
 
 use crate::api::{self, ApiError, SeriesQuery};
 use crate::charts::{self, nearest::pixel_to_x, ChartData, ChartOptions, DrawInfo};
-use crate::format;
 use crate::hooks::use_element_width;
 use crate::theme::use_theme;
 use hover::{hover_at, Hover};
 use legend::Legend;
+use tooltip::tooltip_view;
 
 /// Minimum drag, in CSS pixels, that counts as a zoom.
 const MIN_DRAG: f64 = 5.0;
@@ -240,33 +241,5 @@ pub fn ChartPanel(
             </div>
             <Legend loaded=loaded info=info zoomed=Signal::derive(move || zoom.get().is_some()) />
         </section>
-    }
-}
-
-fn tooltip_view(h: Hover, loaded: Memo<Loaded>, info: RwSignal<Option<DrawInfo>>) -> impl IntoView {
-    let start = loaded.with_untracked(|l| match l {
-        Some(Ok(d)) => d.run_start_time,
-        _ => 0,
-    });
-    let width = info.with_untracked(|i| i.as_ref().map_or(0.0, |i| i.left + i.width));
-    // Keep the tooltip inside the chart: flip it to the left of the cursor near the right edge.
-    let style = if h.x_px > width - 180.0 {
-        format!("right:{}px;top:8px", (width - h.x_px + 12.0).max(0.0))
-    } else {
-        format!("left:{}px;top:8px", h.x_px + 12.0)
-    };
-    let dot = h.y_px.map(
-        |y| view! { <div class="chart-dot" style=format!("left:{}px;top:{y}px", h.x_px)></div> },
-    );
-    view! {
-        <div class="chart-crosshair" style=format!("left:{}px", h.x_px)></div>
-        {dot}
-        <div class="chart-tooltip" style=style>
-            <div class="tt-value mono">{h.value.clone()}</div>
-            {h.smoothed.map(|s| view! { <div class="tt-row"><span>"smoothed"</span><span class="mono">{format::value(s)}</span></div> })}
-            <div class="tt-row"><span>"step"</span><span class="mono">{h.step}</span></div>
-            <div class="tt-row"><span>"time"</span><span class="mono">{format::datetime(h.timestamp)}</span></div>
-            <div class="tt-row"><span>"relative"</span><span class="mono">{format::duration(h.timestamp - start)}</span></div>
-        </div>
     }
 }
