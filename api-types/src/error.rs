@@ -10,6 +10,10 @@ pub struct ApiError {
     pub code: String,
     /// Human-readable explanation.
     pub message: String,
+    /// For `PERMISSION_DENIED`: the users who can grant access (managers of the resource,
+    /// then administrators), so the page can say whom to ask.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grantors: Vec<String>,
 }
 
 impl std::fmt::Display for ApiError {

@@ -1,12 +1,17 @@
 //! Wire types of the runlens app API (`/api/v1/...`), shared by the app (wasm32) and the
 //! server (native). Serde only; imported on both sides as `use api_types as json;`.
 
+mod auth;
 mod error;
 mod experiments;
 mod metrics;
 mod runs;
 mod value;
 
+pub use auth::{
+    CreatedToken, ExperimentAccess, Grant, GrantRequest, Level, LoginRequest, Me, NewToken,
+    Principal, PrincipalKind, TokenInfo,
+};
 pub use error::ApiError;
 pub use experiments::{ExperimentDetail, ExperimentList, ExperimentSort, ExperimentSummary};
 pub use metrics::{MetricSeries, SeriesPoint, XAxis};

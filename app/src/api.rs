@@ -19,6 +19,7 @@ fn error(code: &str, message: impl Into<String>) -> ApiError {
     ApiError {
         code: code.to_owned(),
         message: message.into(),
+        grantors: Vec::new(),
     }
 }
 

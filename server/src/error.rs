@@ -26,6 +26,22 @@ pub enum Error {
     /// (MLflow answers `INVALID_PARAMETER_VALUE` 400 for these; never a retried 5xx).
     #[error("{0}")]
     InvalidState(String),
+    /// No valid credential came with the request (MLflow `UNAUTHENTICATED`, 401).
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The caller is known but may not do this (MLflow `PERMISSION_DENIED`, 403). `grantors`
+    /// names who could grant access; it is only filled for callers who may know the resource
+    /// exists (never leak names of resources a caller cannot see).
+    #[error("{message}")]
+    PermissionDenied {
+        /// What was refused, in words, e.g. "You don't have access to this experiment".
+        message: String,
+        /// Usernames that can grant access.
+        grantors: Vec<String>,
+    },
+    /// Too many attempts (MLflow `REQUEST_LIMIT_EXCEEDED`, 429), e.g. sign-in rate limiting.
+    #[error("{0}")]
+    TooManyRequests(String),
     /// A bug or an I/O failure; the text is logged, clients get a generic message.
     #[error("internal error")]
     Internal(String),
@@ -39,6 +55,9 @@ impl Error {
             Error::BadRequest(_) => "BAD_REQUEST",
             Error::NotFound(_) => "RESOURCE_DOES_NOT_EXIST",
             Error::AlreadyExists(_) => "RESOURCE_ALREADY_EXISTS",
+            Error::Unauthenticated(_) => "UNAUTHENTICATED",
+            Error::PermissionDenied { .. } => "PERMISSION_DENIED",
+            Error::TooManyRequests(_) => "REQUEST_LIMIT_EXCEEDED",
             Error::Internal(_) => "INTERNAL_ERROR",
         }
     }
@@ -51,6 +70,9 @@ impl Error {
             | Error::AlreadyExists(_)
             | Error::InvalidState(_) => StatusCode::BAD_REQUEST,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            Error::PermissionDenied { .. } => StatusCode::FORBIDDEN,
+            Error::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -77,11 +99,19 @@ impl IntoResponse for Error {
             Error::BadRequest(_) => "BAD_REQUEST",
             Error::NotFound(_) => "NOT_FOUND",
             Error::AlreadyExists(_) => "ALREADY_EXISTS",
+            Error::Unauthenticated(_) => "UNAUTHENTICATED",
+            Error::PermissionDenied { .. } => "PERMISSION_DENIED",
+            Error::TooManyRequests(_) => "TOO_MANY_REQUESTS",
             Error::Internal(_) => "INTERNAL",
+        };
+        let grantors = match &self {
+            Error::PermissionDenied { grantors, .. } => grantors.clone(),
+            _ => Vec::new(),
         };
         let body = api_types::ApiError {
             code: code.to_string(),
             message: self.to_string(),
+            grantors,
         };
         (self.status(), Json(body)).into_response()
     }

@@ -1,9 +1,11 @@
 //! runlens server: the MLflow tracking REST dialect, the app's JSON API, and the built app
 //! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
 
+pub mod auth;
 pub mod demo;
 pub mod error;
 pub mod mlflow;
+pub mod permissions;
 pub mod spa;
 pub mod store;
 pub mod tracking;
@@ -23,6 +25,14 @@ pub use store::Store;
 pub struct AppState {
     /// The database.
     pub store: Store,
+}
+
+impl AppState {
+    /// State over `store` with default settings (tests and start-up both build it this way,
+    /// so new fields need no change at every call site).
+    pub fn new(store: Store) -> Self {
+        AppState { store }
+    }
 }
 
 /// Where the built app (Trunk's `dist/`) lives; `None` serves the APIs only.

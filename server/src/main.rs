@@ -72,7 +72,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     if dist_dir.is_none() {
         tracing::warn!(dist = %args.dist.display(), "app not built; serving the APIs only");
     }
-    let app = server::app(AppState { store }, &StaticConfig { dist_dir });
+    let app = server::app(AppState::new(store), &StaticConfig { dist_dir });
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr)

@@ -10,8 +10,13 @@ use rusqlite::Connection;
 
 use crate::error::Error;
 
-/// The schema, applied on every start (idempotent).
-const SCHEMA: &str = include_str!("schema.sql");
+/// The schema, applied on every start in this order (idempotent): tracking, identity,
+/// permissions.
+const SCHEMAS: [&str; 3] = [
+    include_str!("schema.sql"),
+    include_str!("../auth/schema.sql"),
+    include_str!("../permissions/schema.sql"),
+];
 
 /// A pool of SQLite connections to one database file in WAL mode.
 #[derive(Clone)]
@@ -48,7 +53,9 @@ impl Store {
             .map_err(|e| Error::Internal(format!("cannot open database: {e}")))?;
         let store = Store { pool };
         store.blocking(|c| {
-            c.execute_batch(SCHEMA)?;
+            for schema in SCHEMAS {
+                c.execute_batch(schema)?;
+            }
             init_default_experiment(c)
         })?;
         Ok(store)

@@ -22,7 +22,7 @@ impl TestApp {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(dir.path()).expect("store");
-        let router = server::app(AppState { store }, &StaticConfig::default());
+        let router = server::app(AppState::new(store), &StaticConfig::default());
         TestApp { _dir: dir, router }
     }
 

@@ -21,12 +21,7 @@ impl TestApp {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let router = server::app(
-            AppState {
-                store: store.clone(),
-            },
-            &StaticConfig::default(),
-        );
+        let router = server::app(AppState::new(store.clone()), &StaticConfig::default());
         TestApp {
             store,
             router,

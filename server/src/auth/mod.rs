@@ -1,0 +1,48 @@
+//! Identity: who is calling. The auth middleware resolves a [`Caller`] from a session
+//! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
+//! and stores it in the request's extensions; handlers take `caller: Caller`.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::Error;
+
+/// How the caller proved who they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMethod {
+    /// Browser session cookie (writes also need the CSRF header).
+    Session,
+    /// `Authorization: Bearer <api token>`.
+    Token,
+    /// `Authorization: Basic` with username and password (or token as password).
+    Basic,
+    /// Trusted reverse-proxy header (SSO), when configured.
+    Proxy,
+}
+
+/// The authenticated user making a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// `users.user_id`.
+    pub user_id: i64,
+    /// Username.
+    pub username: String,
+    /// Administrators may read and manage everything.
+    pub is_admin: bool,
+    /// `groups.group_id` of every group the user is in.
+    pub group_ids: Vec<i64>,
+    /// How they authenticated.
+    pub method: AuthMethod,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| Error::Unauthenticated("Sign in to continue.".into()))
+    }
+}
