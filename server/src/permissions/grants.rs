@@ -1,0 +1,106 @@
+//! Explicit experiment grants (`experiment_grants`): write, revoke, and the level encoding.
+
+use api_types::{Level, Principal, PrincipalKind};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::Error;
+
+/// The stored integer of a level; `None` (MLflow `NO_PERMISSIONS`) is 0.
+pub fn level_to_db(level: Option<Level>) -> i64 {
+    match level {
+        None => 0,
+        Some(Level::CanRead) => 1,
+        Some(Level::CanEdit) => 2,
+        Some(Level::CanManage) => 3,
+    }
+}
+
+/// The level of a stored integer (0 and anything unknown: no permission).
+pub fn level_from_db(n: i64) -> Option<Level> {
+    match n {
+        1 => Some(Level::CanRead),
+        2 => Some(Level::CanEdit),
+        3 => Some(Level::CanManage),
+        _ => None,
+    }
+}
+
+/// The column value of a principal kind in `experiment_grants.principal_kind`.
+pub(crate) fn kind_str(kind: PrincipalKind) -> &'static str {
+    match kind {
+        PrincipalKind::User => "user",
+        PrincipalKind::Group => "group",
+    }
+}
+
+/// The `user_id` or `group_id` of a principal; 404 with a clear message when unknown.
+pub fn principal_id(conn: &Connection, principal: &Principal) -> Result<i64, Error> {
+    let (sql, what) = match principal.kind {
+        PrincipalKind::User => ("SELECT user_id FROM users WHERE username = ?1", "User"),
+        PrincipalKind::Group => ("SELECT group_id FROM groups WHERE name = ?1", "Group"),
+    };
+    conn.query_row(sql, [&principal.name], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("{what} '{}' does not exist.", principal.name)))
+}
+
+fn ensure_experiment(conn: &Connection, experiment_id: i64) -> Result<(), Error> {
+    let found: Option<i64> = conn
+        .query_row(
+            "SELECT experiment_id FROM experiments WHERE experiment_id = ?1",
+            [experiment_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    found
+        .map(|_| ())
+        .ok_or_else(|| Error::NotFound(format!("Experiment '{experiment_id}' does not exist.")))
+}
+
+/// Grants `principal` `level` on an experiment, replacing any earlier grant; `None` writes
+/// level 0 (MLflow `NO_PERMISSIONS`), which also removes the implicit access of shared paths.
+/// Unknown experiment, user or group: `Error::NotFound`.
+pub fn set_grant(
+    conn: &Connection,
+    experiment_id: i64,
+    principal: &Principal,
+    level: Option<Level>,
+) -> Result<(), Error> {
+    ensure_experiment(conn, experiment_id)?;
+    let id = principal_id(conn, principal)?;
+    conn.execute(
+        "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (experiment_id, principal_kind, principal_id) DO UPDATE SET level = ?4",
+        params![
+            experiment_id,
+            kind_str(principal.kind),
+            id,
+            level_to_db(level)
+        ],
+    )?;
+    Ok(())
+}
+
+/// Removes `principal`'s explicit grant on an experiment. Unknown experiment, user or group,
+/// or no such grant: `Error::NotFound`.
+pub fn revoke_grant(
+    conn: &Connection,
+    experiment_id: i64,
+    principal: &Principal,
+) -> Result<(), Error> {
+    ensure_experiment(conn, experiment_id)?;
+    let id = principal_id(conn, principal)?;
+    let n = conn.execute(
+        "DELETE FROM experiment_grants
+         WHERE experiment_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
+        params![experiment_id, kind_str(principal.kind), id],
+    )?;
+    if n == 0 {
+        return Err(Error::NotFound(format!(
+            "'{}' has no grant on experiment '{experiment_id}'.",
+            principal.name
+        )));
+    }
+    Ok(())
+}
