@@ -2,6 +2,12 @@
 //! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
 //! and stores it in the request's extensions; handlers take `caller: Caller`.
 
+pub mod groups;
+pub mod password;
+pub mod secret;
+pub mod sessions;
+pub mod users;
+
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
@@ -45,4 +51,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
             .cloned()
             .ok_or_else(|| Error::Unauthenticated("Sign in to continue.".into()))
     }
+}
+
+/// An `Authorization` header value for HTTP basic: `Basic base64(username:password)`.
+pub fn basic_header(username: &str, password: &str) -> String {
+    use base64::Engine;
+    let raw = format!("{username}:{password}");
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    )
 }

@@ -1,0 +1,100 @@
+//! Browser sessions: create, resolve (with idle and absolute expiry), delete.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::secret::{random_alphanumeric, sha256_hex};
+use crate::Error;
+
+/// Name of the session cookie.
+pub const COOKIE_NAME: &str = "runlens_session";
+/// A session ends after this long without a request (12 h).
+pub const IDLE_TIMEOUT_MS: i64 = 12 * 3600 * 1000;
+/// A session ends this long after sign-in, however active (7 days).
+pub const ABSOLUTE_TIMEOUT_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// A new session: the cookie value (shown once, to the browser) and its CSRF token.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// Value of the `runlens_session` cookie.
+    pub id: String,
+    /// Value the app sends as `X-CSRF-Token`.
+    pub csrf_token: String,
+}
+
+/// A live session found from its cookie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// The signed-in user.
+    pub user_id: i64,
+    /// Its CSRF token.
+    pub csrf_token: String,
+}
+
+/// Starts a session for `user_id` at time `now` (ms).
+pub fn create_session(conn: &Connection, user_id: i64, now: i64) -> Result<NewSession, Error> {
+    let session = NewSession {
+        id: random_alphanumeric(43),
+        csrf_token: random_alphanumeric(32),
+    };
+    conn.execute(
+        "INSERT INTO sessions (session_hash, user_id, csrf_token, created, last_seen)
+         VALUES (?1, ?2, ?3, ?4, ?4)",
+        rusqlite::params![sha256_hex(&session.id), user_id, session.csrf_token, now],
+    )?;
+    Ok(session)
+}
+
+/// The live session behind cookie value `id` at time `now`, refreshing its idle timer;
+/// an expired session is deleted and `None` returned.
+pub fn resolve_session(conn: &Connection, id: &str, now: i64) -> Result<Option<Session>, Error> {
+    let hash = sha256_hex(id);
+    let row: Option<(i64, String, i64, i64)> = conn
+        .query_row(
+            "SELECT user_id, csrf_token, created, last_seen FROM sessions WHERE session_hash = ?1",
+            [&hash],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((user_id, csrf_token, created, last_seen)) = row else {
+        return Ok(None);
+    };
+    if now - last_seen > IDLE_TIMEOUT_MS || now - created > ABSOLUTE_TIMEOUT_MS {
+        conn.execute("DELETE FROM sessions WHERE session_hash = ?1", [&hash])?;
+        return Ok(None);
+    }
+    // Refresh at most once a minute: keeps reads from turning into a write each.
+    if now - last_seen > 60_000 {
+        conn.execute(
+            "UPDATE sessions SET last_seen = ?2 WHERE session_hash = ?1",
+            rusqlite::params![hash, now],
+        )?;
+    }
+    Ok(Some(Session {
+        user_id,
+        csrf_token,
+    }))
+}
+
+/// Ends the session behind cookie value `id` (no error if it is already gone).
+pub fn delete_session(conn: &Connection, id: &str) -> Result<(), Error> {
+    conn.execute(
+        "DELETE FROM sessions WHERE session_hash = ?1",
+        [sha256_hex(id)],
+    )?;
+    Ok(())
+}
+
+/// Ends every session of `user_id` (password change, disabling).
+pub fn delete_user_sessions(conn: &Connection, user_id: i64) -> Result<(), Error> {
+    conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user_id])?;
+    Ok(())
+}
+
+/// Removes sessions that expired before `now` (called now and then at sign-in).
+pub fn purge_expired(conn: &Connection, now: i64) -> Result<(), Error> {
+    conn.execute(
+        "DELETE FROM sessions WHERE last_seen < ?1 OR created < ?2",
+        [now - IDLE_TIMEOUT_MS, now - ABSOLUTE_TIMEOUT_MS],
+    )?;
+    Ok(())
+}

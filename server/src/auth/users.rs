@@ -1,0 +1,194 @@
+//! Users: creation, lookup, password and role changes, enabling and disabling.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::password::{check_new_password, hash_password};
+use crate::Error;
+
+/// A user as stored (never includes the password hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    /// `users.user_id`.
+    pub user_id: i64,
+    /// Username.
+    pub username: String,
+    /// Administrator role.
+    pub is_admin: bool,
+    /// Disabled users cannot authenticate.
+    pub disabled: bool,
+    /// Whether a password is set.
+    pub has_password: bool,
+    /// Creation time, ms since the epoch.
+    pub created: i64,
+}
+
+/// Checks a username: 1-64 characters from letters, digits and `. _ @ + -`, not starting
+/// with `.` (it becomes a path segment in `/Users/<username>/`).
+pub fn validate_username(username: &str) -> Result<(), Error> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || "._@+-".contains(c);
+    if username.is_empty()
+        || username.len() > 64
+        || username.starts_with('.')
+        || !username.chars().all(ok_char)
+    {
+        return Err(Error::InvalidParameter(format!(
+            "Invalid username {username:?}: use 1-64 letters, digits or . _ @ + - \
+             (not starting with a dot)."
+        )));
+    }
+    Ok(())
+}
+
+/// Creates a user; `password` `None` makes an account that cannot sign in with a password
+/// (e.g. created by the proxy header). `AlreadyExists` if the name is taken.
+pub fn create_user(
+    conn: &Connection,
+    username: &str,
+    password: Option<&str>,
+    is_admin: bool,
+) -> Result<i64, Error> {
+    validate_username(username)?;
+    let hash = match password {
+        Some(p) => {
+            check_new_password(p)?;
+            Some(hash_password(p)?)
+        }
+        None => None,
+    };
+    if find_user_id(conn, username)?.is_some() {
+        return Err(already_exists(username));
+    }
+    let inserted = conn.execute(
+        "INSERT INTO users (username, password_hash, is_admin, disabled, created)
+         VALUES (?1, ?2, ?3, 0, ?4)",
+        rusqlite::params![username, hash, is_admin, crate::util::now_ms()],
+    );
+    match inserted {
+        Ok(_) => Ok(conn.last_insert_rowid()),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::ConstraintViolation =>
+        {
+            Err(already_exists(username))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn already_exists(username: &str) -> Error {
+    Error::AlreadyExists(format!("User '{username}' already exists."))
+}
+
+fn not_found(username: &str) -> Error {
+    Error::NotFound(format!("User '{username}' does not exist."))
+}
+
+/// The id of `username`, if such a user exists.
+pub fn find_user_id(conn: &Connection, username: &str) -> Result<Option<i64>, Error> {
+    Ok(conn
+        .query_row(
+            "SELECT user_id FROM users WHERE username = ?1",
+            [username],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+const USER_COLUMNS: &str =
+    "user_id, username, is_admin, disabled, password_hash IS NOT NULL, created";
+
+fn user_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
+    Ok(User {
+        user_id: r.get(0)?,
+        username: r.get(1)?,
+        is_admin: r.get(2)?,
+        disabled: r.get(3)?,
+        has_password: r.get(4)?,
+        created: r.get(5)?,
+    })
+}
+
+/// The user named `username` (`NotFound` if none).
+pub fn get_user(conn: &Connection, username: &str) -> Result<User, Error> {
+    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = ?1");
+    conn.query_row(&sql, [username], user_from_row)
+        .optional()?
+        .ok_or_else(|| not_found(username))
+}
+
+/// The user with id `user_id`, if any.
+pub fn get_user_by_id(conn: &Connection, user_id: i64) -> Result<Option<User>, Error> {
+    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE user_id = ?1");
+    Ok(conn.query_row(&sql, [user_id], user_from_row).optional()?)
+}
+
+/// Every user, by username.
+pub fn list_users(conn: &Connection) -> Result<Vec<User>, Error> {
+    let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY username");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([], user_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Sets a new password (and signs the user out everywhere: their sessions end).
+pub fn set_password(conn: &Connection, username: &str, password: &str) -> Result<(), Error> {
+    check_new_password(password)?;
+    let hash = hash_password(password)?;
+    update(conn, username, "password_hash = ?2", &hash)?;
+    super::sessions::delete_user_sessions(conn, get_user(conn, username)?.user_id)
+}
+
+/// Grants or removes the administrator role.
+pub fn set_admin(conn: &Connection, username: &str, is_admin: bool) -> Result<(), Error> {
+    update(conn, username, "is_admin = ?2", &is_admin)
+}
+
+/// Disables (cannot authenticate; sessions end) or re-enables a user.
+pub fn set_disabled(conn: &Connection, username: &str, disabled: bool) -> Result<(), Error> {
+    update(conn, username, "disabled = ?2", &disabled)?;
+    if disabled {
+        super::sessions::delete_user_sessions(conn, get_user(conn, username)?.user_id)?;
+    }
+    Ok(())
+}
+
+/// Deletes a user with their sessions, tokens, memberships and grants.
+pub fn delete_user(conn: &Connection, username: &str) -> Result<(), Error> {
+    let user = get_user(conn, username)?;
+    conn.execute(
+        "DELETE FROM experiment_grants WHERE principal_kind = 'user' AND principal_id = ?1",
+        [user.user_id],
+    )?;
+    conn.execute("DELETE FROM users WHERE user_id = ?1", [user.user_id])?;
+    Ok(())
+}
+
+fn update(
+    conn: &Connection,
+    username: &str,
+    set: &str,
+    value: &dyn rusqlite::ToSql,
+) -> Result<(), Error> {
+    let sql = format!("UPDATE users SET {set} WHERE username = ?1");
+    match conn.execute(&sql, rusqlite::params![username, value])? {
+        0 => Err(not_found(username)),
+        _ => Ok(()),
+    }
+}
+
+/// Whether any enabled administrator exists.
+pub fn admin_exists(conn: &Connection) -> Result<bool, Error> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM users WHERE is_admin = 1 AND disabled = 0)",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Usernames of every enabled administrator (named as grantors after owners).
+pub fn admin_usernames(conn: &Connection) -> Result<Vec<String>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
+    )?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
