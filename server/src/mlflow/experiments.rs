@@ -8,9 +8,10 @@ use super::fields::Fields;
 use super::request::Msg;
 use super::wire::ExperimentJson;
 use super::{max_results, read, write};
+use crate::auth::Caller;
 use crate::error::MlflowError;
 use crate::tracking::{experiment_search, experiments, page_token, ViewType};
-use crate::AppState;
+use crate::{permissions, AppState};
 
 type Reply = Result<Json<Value>, MlflowError>;
 
@@ -19,12 +20,15 @@ fn experiment_id(f: &Fields) -> Result<i64, MlflowError> {
 }
 
 /// `POST experiments/create`
-pub async fn create_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+/// (anywhere but another user's `/Users/<other>/`; the creator gets CAN_MANAGE)
+pub async fn create_experiment(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let location = f.opt_str("artifact_location")?;
     let tags = f.key_values("tags")?;
     let id = write(&s, move |c| {
-        experiments::create(c, &name, location.as_deref(), &tags)
+        let id = experiments::create(c, &name, location.as_deref(), &tags)?;
+        permissions::grant_creator(c, id, caller.user_id)?;
+        Ok(id)
     })
     .await?;
     Ok(Json(json!({ "experiment_id": id.to_string() })))
@@ -44,8 +48,8 @@ pub async fn get_experiment_by_name(State(s): State<AppState>, Msg(f): Msg) -> R
     Ok(Json(json!({ "experiment": ExperimentJson::from(exp) })))
 }
 
-/// `POST|GET experiments/search`
-pub async fn search_experiments(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+/// `POST|GET experiments/search`: only experiments the caller may read (pages included).
+pub async fn search_experiments(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let limit = max_results(&f, 1000, 50000)?;
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
@@ -53,8 +57,17 @@ pub async fn search_experiments(State(s): State<AppState>, Msg(f): Msg) -> Reply
     let view = f
         .opt_enum("view_type", ViewType::parse)?
         .unwrap_or_default();
+    let readable = permissions::readable_sql(&caller, "e.experiment_id", "e.name");
     let mut exps = read(&s, move |c| {
-        experiment_search::search_experiments(c, &filter, &order_by, view, offset, limit + 1)
+        experiment_search::search_experiments(
+            c,
+            &readable,
+            &filter,
+            &order_by,
+            view,
+            offset,
+            limit + 1,
+        )
     })
     .await?;
     let more = exps.len() > limit;

@@ -5,7 +5,9 @@ mod experiments;
 mod fields;
 mod logging;
 mod metrics;
-mod request;
+mod permissions;
+mod policy;
+pub mod request;
 mod runs;
 mod wire;
 
@@ -62,6 +64,16 @@ pub fn routes() -> Router<AppState> {
 async fn endpoint_not_found() -> (StatusCode, Json<serde_json::Value>) {
     let body = json!({"error_code": "ENDPOINT_NOT_FOUND", "message": "No such MLflow endpoint."});
     (StatusCode::NOT_FOUND, Json(body))
+}
+
+/// Routes of MLflow 3's per-user permission endpoints, relative to `/api/3.0/mlflow` (and
+/// `/ajax-api/3.0/mlflow`), as `mlflow.server.auth.client.AuthServiceClient` calls them.
+pub fn routes_v3() -> Router<AppState> {
+    use permissions as p;
+    Router::new()
+        .route("/users/permissions/grant", post(p::grant_user_permission))
+        .route("/users/permissions/revoke", post(p::revoke_user_permission))
+        .route("/users/permissions/get", get(p::get_user_permission))
 }
 
 /// `POST logged-models/search`: logged models are not supported, so there are none.

@@ -9,7 +9,10 @@ use axum::http::{header, Method};
 use serde_json::{Map, Value};
 
 use super::fields::Fields;
+use super::policy;
+use crate::auth::Caller;
 use crate::error::MlflowError;
+use crate::AppState;
 use crate::Error;
 
 /// Largest request body accepted (log-inputs may carry large dataset profiles).
@@ -18,24 +21,50 @@ pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 /// The decoded request message, from the JSON body (POST) or the query string (GET).
 pub struct Msg(pub Fields);
 
-impl<S: Send + Sync> FromRequest<S> for Msg {
+impl FromRequest<AppState> for Msg {
     type Rejection = MlflowError;
 
-    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        if req.method() == Method::GET {
-            let map = parse_query(req.uri().query().unwrap_or(""));
-            return Ok(Msg(Fields::new(map, true)));
-        }
-        check_content_type(&req)?;
-        let bytes = to_bytes(req.into_body(), MAX_BODY_BYTES)
-            .await
-            .map_err(|_| {
-                Error::InvalidParameter(format!(
-                    "Request body too large or unreadable (limit {MAX_BODY_BYTES} bytes)."
-                ))
-            })?;
-        Ok(Msg(Fields::new(parse_body(&bytes)?, false)))
+    /// Decodes the message, then applies the endpoint's permission policy (401 without a
+    /// caller, 404/403 from the policy); a handler only ever sees permitted requests.
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| Error::Unauthenticated("Sign in to continue.".into()))?;
+        let endpoint = req.uri().path();
+        let policy = policy::policy(endpoint).ok_or_else(|| {
+            Error::Internal(format!(
+                "no permission policy for MLflow endpoint {endpoint}"
+            ))
+        })?;
+        let fields = decode(req).await?;
+        let fields = state
+            .store
+            .call(move |c| {
+                policy::enforce(c, &caller, policy, &fields)?;
+                Ok(fields)
+            })
+            .await?;
+        Ok(Msg(fields))
     }
+}
+
+/// Decodes the request message from the query string (GET) or the JSON body.
+async fn decode(req: Request) -> Result<Fields, Error> {
+    if req.method() == Method::GET {
+        let map = parse_query(req.uri().query().unwrap_or(""));
+        return Ok(Fields::new(map, true));
+    }
+    check_content_type(&req)?;
+    let bytes = to_bytes(req.into_body(), MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            Error::InvalidParameter(format!(
+                "Request body too large or unreadable (limit {MAX_BODY_BYTES} bytes)."
+            ))
+        })?;
+    Ok(Fields::new(parse_body(&bytes)?, false))
 }
 
 fn check_content_type(req: &Request) -> Result<(), Error> {

@@ -104,3 +104,14 @@ pub fn revoke_grant(
     }
     Ok(())
 }
+
+/// Writes the creator's CAN_MANAGE grant on a new experiment.
+pub fn grant_creator(conn: &Connection, experiment_id: i64, user_id: i64) -> Result<(), Error> {
+    conn.execute(
+        "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
+         VALUES (?1, 'user', ?2, 3)
+         ON CONFLICT (experiment_id, principal_kind, principal_id) DO UPDATE SET level = 3",
+        params![experiment_id, user_id],
+    )?;
+    Ok(())
+}

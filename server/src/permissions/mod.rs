@@ -1,6 +1,24 @@
 //! Who may do what to which experiment: levels, path rules, explicit grants, and the checks
 //! every route goes through.
 
+mod access;
+mod check;
 mod grants;
+mod principals;
+mod readable;
+mod rules;
+#[cfg(test)]
+mod tests;
 
-pub use grants::{level_from_db, level_to_db, principal_id, revoke_grant, set_grant};
+pub use access::{implicit_access, list_grants, positive_grants, search_principals};
+pub use check::{
+    grantors, level_name, may_create, require_experiment, require_rename, require_run, Granted,
+};
+pub use grants::{
+    grant_creator, level_from_db, level_to_db, principal_id, revoke_grant, set_grant,
+};
+pub use principals::{caller_for, experiment_level};
+pub use readable::{readable_sql, ReadableSql};
+pub use rules::{
+    level_on, path_owner, scope, Scope, DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX,
+};

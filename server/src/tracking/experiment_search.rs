@@ -9,6 +9,7 @@ use super::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use super::model::Experiment;
 use super::search::like_to_glob;
 use super::ViewType;
+use crate::permissions::ReadableSql;
 use crate::Error;
 
 /// What an experiments-search identifier refers to.
@@ -115,10 +116,12 @@ fn compile_order(order_by: &[String]) -> Result<String, Error> {
     Ok(terms.join(", "))
 }
 
-/// Experiments matching `filter` in `view`, ordered by `order_by` (default newest first),
-/// skipping `offset`, at most `limit`, with their tags.
+/// Experiments that `readable` admits (see `permissions::readable_sql`, over the columns
+/// `e.experiment_id` and `e.name`) matching `filter` in `view`, ordered by `order_by` (default
+/// newest first), skipping `offset`, at most `limit`, with their tags.
 pub fn search_experiments(
     conn: &Connection,
+    readable: &ReadableSql,
     filter: &str,
     order_by: &[String],
     view: ViewType,
@@ -134,7 +137,8 @@ pub fn search_experiments(
             .join(", "),
         view.sql_condition("e.lifecycle_stage")
     );
-    let mut params: Vec<Value> = Vec::new();
+    sql.push_str(&format!(" AND {}", readable.sql));
+    let mut params: Vec<Value> = readable.params.clone();
     for clause in parse_filter(filter)? {
         let (text, values) = compile_clause(&clause)?;
         sql.push_str(" AND ");

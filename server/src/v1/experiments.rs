@@ -2,11 +2,14 @@
 //! (`GET /experiments/{id}`).
 
 use api_types as json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::query::{experiment_id, QueryParams};
+use super::guard::{ExperimentGuard, READ};
+use super::query::QueryParams;
+use crate::auth::Caller;
+use crate::permissions::ReadableSql;
 use crate::{AppState, Error};
 
 /// Page size when `limit` is absent.
@@ -45,6 +48,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::ExperimentSummar
 /// `desc=true`); ties broken by id. `limit` defaults to 50, at most 500.
 pub async fn list_experiments(
     State(state): State<AppState>,
+    caller: Caller,
     query: QueryParams,
 ) -> Result<Json<json::ExperimentList>, Error> {
     let needle = query.get("q").map(str::to_lowercase);
@@ -72,7 +76,11 @@ pub async fn list_experiments(
             "limit must be between 1 and {MAX_LIMIT}, got {limit}"
         )));
     }
-    let mut all = state.store.call(active_summaries).await?;
+    let readable = crate::permissions::readable_sql(&caller, "e.experiment_id", "e.name");
+    let mut all = state
+        .store
+        .call(move |c| active_summaries(c, &readable))
+        .await?;
     if let Some(needle) = &needle {
         all.retain(|e| e.name.to_lowercase().contains(needle.as_str()));
     }
@@ -86,10 +94,19 @@ pub async fn list_experiments(
     Ok(Json(json::ExperimentList { items, total }))
 }
 
-fn active_summaries(c: &mut Connection) -> Result<Vec<json::ExperimentSummary>, Error> {
-    let mut stmt =
-        c.prepare_cached(&format!("{SUMMARY_SQL} WHERE e.lifecycle_stage = 'active'"))?;
-    let rows = stmt.query_map([], summary_row)?;
+/// Active experiments the caller may read (`readable` over `e`).
+fn active_summaries(
+    c: &mut Connection,
+    readable: &ReadableSql,
+) -> Result<Vec<json::ExperimentSummary>, Error> {
+    let mut stmt = c.prepare_cached(&format!(
+        "{SUMMARY_SQL} WHERE e.lifecycle_stage = 'active' AND {}",
+        readable.sql
+    ))?;
+    let rows = stmt.query_map(
+        rusqlite::params_from_iter(readable.params.iter()),
+        summary_row,
+    )?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -113,9 +130,9 @@ fn sort_summaries(items: &mut [json::ExperimentSummary], sort: json::ExperimentS
 /// param, metric and tag keys (tags without `mlflow.` system keys) over its active runs.
 pub async fn get_experiment(
     State(state): State<AppState>,
-    Path(raw_id): Path<String>,
+    guard: ExperimentGuard<READ>,
 ) -> Result<Json<json::ExperimentDetail>, Error> {
-    let id = experiment_id(&raw_id)?;
+    let id = guard.id;
     let detail = state.store.call(move |c| experiment_detail(c, id)).await?;
     Ok(Json(detail))
 }

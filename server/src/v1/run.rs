@@ -2,10 +2,14 @@
 //! and the parent and child runs linked by the `mlflow.parentRunId` tag.
 
 use api_types as json;
-use axum::extract::{Path, State};
+use api_types::Level;
+use axum::extract::State;
 use axum::Json;
 use rusqlite::{Connection, OptionalExtension};
 
+use super::guard::{RunGuard, READ};
+use crate::auth::Caller;
+use crate::permissions::require_run;
 use crate::{AppState, Error};
 
 /// The tag MLflow uses to nest a run under its parent.
@@ -16,13 +20,17 @@ pub const PARENT_TAG: &str = "mlflow.parentRunId";
 /// and its active children in the same experiment, by start time. Unknown run: 404.
 pub async fn get_run(
     State(state): State<AppState>,
-    Path(run_id): Path<String>,
+    guard: RunGuard<READ>,
 ) -> Result<Json<json::RunDetail>, Error> {
-    let detail = state.store.call(move |c| run_detail(c, &run_id)).await?;
+    let RunGuard { run_id, caller, .. } = guard;
+    let detail = state
+        .store
+        .call(move |c| run_detail(c, &caller, &run_id))
+        .await?;
     Ok(Json(detail))
 }
 
-fn run_detail(c: &mut Connection, run_id: &str) -> Result<json::RunDetail, Error> {
+fn run_detail(c: &mut Connection, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
     let mut run = c
         .prepare_cached(
             "SELECT r.run_uuid, r.name, r.experiment_id, e.name, r.status, r.lifecycle_stage,
@@ -55,7 +63,12 @@ fn run_detail(c: &mut Connection, run_id: &str) -> Result<json::RunDetail, Error
     run.tags = key_values(c, "tags", run_id)?;
     run.metrics = latest_metrics(c, run_id)?;
     run.parent = match run.tags.iter().find(|t| t.key == PARENT_TAG) {
-        Some(t) => run_ref(c, &t.value)?,
+        // A parent in an experiment the caller cannot read stays hidden.
+        Some(t) => match require_run(c, caller, &t.value, Level::CanRead) {
+            Ok(_) => run_ref(c, &t.value)?,
+            Err(Error::NotFound(_) | Error::PermissionDenied { .. }) => None,
+            Err(e) => return Err(e),
+        },
         None => None,
     };
     run.children = children(c, &run.experiment_id, run_id)?;

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use api_types as json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use rusqlite::Connection;
 
-use super::query::{experiment_id, QueryParams};
+use super::guard::{ExperimentGuard, READ};
+use super::query::QueryParams;
 use crate::tracking::search::search_run_ids;
 use crate::tracking::ViewType;
 use crate::{AppState, Error};
@@ -32,10 +33,10 @@ pub const MAX_ROWS: usize = 10_000;
 /// Bad filters or orderings answer 400; an unknown experiment 404.
 pub async fn list_runs(
     State(state): State<AppState>,
-    Path(raw_id): Path<String>,
+    guard: ExperimentGuard<READ>,
     query: QueryParams,
 ) -> Result<Json<json::RunTable>, Error> {
-    let id = experiment_id(&raw_id)?;
+    let id = guard.id;
     let filter = query.get("filter").unwrap_or_default().to_string();
     let order_by: Vec<String> = query
         .all("order_by")

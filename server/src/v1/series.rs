@@ -2,11 +2,12 @@
 //! streamed from the index in x order through the M4 reducer.
 
 use api_types as json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::downsample::{Viewport, M4};
+use super::guard::{RunGuard, READ};
 use super::query::QueryParams;
 use crate::{AppState, Error};
 
@@ -30,9 +31,10 @@ struct SeriesRequest {
 /// logged gives an empty series; an unknown run 404; a bad range or width 400.
 pub async fn get_metric_series(
     State(state): State<AppState>,
-    Path(run_id): Path<String>,
+    guard: RunGuard<READ>,
     query: QueryParams,
 ) -> Result<Json<json::MetricSeries>, Error> {
+    let run_id = guard.run_id;
     let key = query
         .get("key")
         .ok_or_else(|| Error::InvalidParameter("key (the metric key) is required".into()))?

@@ -1,0 +1,102 @@
+//! MLflow 3's per-user permission endpoints (`/api/3.0/mlflow/users/permissions/grant|
+//! revoke|get`) for `resource_type` `experiment`, as `AuthServiceClient` calls them.
+//! READ / EDIT / MANAGE map to CAN_READ / CAN_EDIT / CAN_MANAGE; NO_PERMISSIONS (and DENY)
+//! to a level-0 grant. Who may call them is decided by `policy` (admins or managers).
+
+use api_types::{Level, Principal, PrincipalKind};
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::fields::Fields;
+use super::request::Msg;
+use super::{read, write};
+use crate::error::MlflowError;
+use crate::permissions as perm;
+use crate::tracking::experiments::parse_id;
+use crate::{AppState, Error};
+
+type Reply = Result<Json<Value>, MlflowError>;
+
+/// The experiment id named by `resource_type` / `resource_id` (only experiments are
+/// supported; anything else is MLflow's INVALID_PARAMETER_VALUE).
+pub fn experiment_resource(f: &Fields) -> Result<i64, Error> {
+    let kind = f.req_str("resource_type")?;
+    if kind != "experiment" {
+        return Err(Error::InvalidParameter(format!(
+            "resource_type '{kind}' is not supported by the per-user permission convenience \
+             APIs; runlens supports 'experiment'."
+        )));
+    }
+    let id = f.req_str("resource_id")?;
+    if id == "*" {
+        return Err(Error::InvalidParameter(
+            "Wildcard resource_id '*' is not supported; grant per experiment.".into(),
+        ));
+    }
+    parse_id(&id)
+}
+
+/// MLflow's permission name → level (`None` = level 0).
+fn parse_permission(name: &str) -> Result<Option<Level>, Error> {
+    match name {
+        "READ" => Ok(Some(Level::CanRead)),
+        "EDIT" => Ok(Some(Level::CanEdit)),
+        "MANAGE" => Ok(Some(Level::CanManage)),
+        "NO_PERMISSIONS" | "DENY" => Ok(None),
+        other => Err(Error::InvalidParameter(format!(
+            "Invalid permission '{other}'. Valid permissions are READ, EDIT, MANAGE and \
+             NO_PERMISSIONS."
+        ))),
+    }
+}
+
+/// Level → MLflow's permission name.
+fn permission_name(level: Option<Level>) -> &'static str {
+    match level {
+        Some(Level::CanRead) => "READ",
+        Some(Level::CanEdit) => "EDIT",
+        Some(Level::CanManage) => "MANAGE",
+        None => "NO_PERMISSIONS",
+    }
+}
+
+fn user(name: String) -> Principal {
+    Principal {
+        kind: PrincipalKind::User,
+        name,
+    }
+}
+
+/// `POST users/permissions/grant`
+pub async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let id = experiment_resource(&f)?;
+    let who = user(f.req_str("username")?);
+    let level = parse_permission(&f.req_str("permission")?)?;
+    write(&s, move |c| perm::set_grant(c, id, &who, level)).await?;
+    Ok(Json(json!({})))
+}
+
+/// `POST users/permissions/revoke`
+pub async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let id = experiment_resource(&f)?;
+    let who = user(f.req_str("username")?);
+    write(&s, move |c| perm::revoke_grant(c, id, &who)).await?;
+    Ok(Json(json!({})))
+}
+
+/// `GET users/permissions/get`: the user's effective permission; `allowed` is true from
+/// EDIT up (MLflow's `can_use`). Unknown experiments answer `NO_PERMISSIONS`.
+pub async fn get_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    let id = experiment_resource(&f)?;
+    let username = f.req_str("username")?;
+    let level = read(&s, move |c| {
+        let target = perm::caller_for(c, &username)?;
+        Ok(perm::experiment_level(c, &target, id)?.flatten())
+    })
+    .await?;
+    Ok(Json(json!({
+        "allowed": level >= Some(Level::CanEdit),
+        "permission": permission_name(level),
+    })))
+}

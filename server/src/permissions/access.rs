@@ -1,0 +1,99 @@
+//! What the Share dialog shows: an experiment's explicit grants by name, the access its path
+//! gives in words, and the users and groups a picker may offer.
+
+use api_types::{Grant, Level, Principal, PrincipalKind};
+use rusqlite::Connection;
+
+use super::grants::level_from_db;
+use super::rules::{scope, Scope, SHARED_PREFIX, USERS_PREFIX};
+use crate::Error;
+
+/// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
+/// Level-0 (`NO_PERMISSIONS`) grants come back with `None`.
+pub fn list_grants(conn: &Connection, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 'user', u.username, g.level FROM experiment_grants g
+           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
+          WHERE g.experiment_id = ?1
+         UNION ALL
+         SELECT 'group', gr.name, g.level FROM experiment_grants g
+           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
+          WHERE g.experiment_id = ?1
+         ORDER BY 1 DESC, 2",
+    )?;
+    let rows = stmt.query_map([id], |r| {
+        let kind = match r.get::<_, String>(0)?.as_str() {
+            "group" => PrincipalKind::Group,
+            _ => PrincipalKind::User,
+        };
+        let principal = Principal {
+            kind,
+            name: r.get(1)?,
+        };
+        Ok((principal, level_from_db(r.get(2)?)))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The grants with a level, as the wire type lists them.
+pub fn positive_grants(all: &[(Principal, Option<Level>)]) -> Vec<Grant> {
+    all.iter()
+        .filter_map(|(principal, level)| {
+            level.map(|level| Grant {
+                principal: principal.clone(),
+                level,
+            })
+        })
+        .collect()
+}
+
+/// Access that comes from the path (and level-0 grants), in words.
+pub fn implicit_access(id: i64, name: &str, all: &[(Principal, Option<Level>)]) -> Vec<String> {
+    let mut out = match scope(id, name) {
+        Scope::Owned(owner) => vec![format!(
+            "{owner} owns experiments under {USERS_PREFIX}{owner}/ (CAN_MANAGE)."
+        )],
+        Scope::Shared if id == super::rules::DEFAULT_EXPERIMENT => {
+            vec!["Everyone can read and edit the Default experiment.".to_string()]
+        }
+        Scope::Shared => vec![format!(
+            "Everyone can read and edit experiments under {SHARED_PREFIX}."
+        )],
+        Scope::Plain => Vec::new(),
+    };
+    for (p, level) in all {
+        if level.is_none() && p.kind == PrincipalKind::User {
+            out.push(format!("{} is denied access (NO_PERMISSIONS).", p.name));
+        }
+    }
+    out.push("Administrators can manage every experiment.".to_string());
+    out
+}
+
+/// Enabled users and groups whose name contains `q` (case-insensitive), users first, at most
+/// `limit`.
+pub fn search_principals(
+    conn: &Connection,
+    q: &str,
+    limit: usize,
+) -> Result<Vec<Principal>, Error> {
+    let needle = q.to_lowercase();
+    let mut stmt = conn.prepare_cached(
+        "SELECT 'user', username FROM users WHERE disabled = 0 AND instr(lower(username), ?1) > 0
+         UNION ALL
+         SELECT 'group', name FROM groups WHERE instr(lower(name), ?1) > 0
+         ORDER BY 1 DESC, 2 LIMIT ?2",
+    )?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = stmt.query_map(rusqlite::params![needle, limit], |r| {
+        let kind = match r.get::<_, String>(0)?.as_str() {
+            "group" => PrincipalKind::Group,
+            _ => PrincipalKind::User,
+        };
+        Ok(Principal {
+            kind,
+            name: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,150 @@
+//! The checks routes go through: `require_experiment` / `require_run` (404 for unknown ids,
+//! 403 with the names of those who can grant access for existing but refused ones), and the
+//! rules for creating and renaming experiments.
+
+use api_types::Level;
+use rusqlite::{Connection, OptionalExtension};
+
+use super::rules::{experiment_name, level_on, path_owner, scope, USERS_PREFIX};
+use crate::auth::Caller;
+use crate::Error;
+
+/// What a passed check found: the experiment and the caller's level on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Granted {
+    /// The experiment checked (for a run: its experiment).
+    pub experiment_id: i64,
+    /// The caller's effective level (at least the one required).
+    pub level: Level,
+}
+
+/// The words for a level in messages.
+pub fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::CanRead => "CAN_READ",
+        Level::CanEdit => "CAN_EDIT",
+        Level::CanManage => "CAN_MANAGE",
+    }
+}
+
+/// Checks that the caller has at least `need` on experiment `id`.
+pub fn require_experiment(
+    conn: &Connection,
+    caller: &Caller,
+    id: i64,
+    need: Level,
+) -> Result<Granted, Error> {
+    let name = experiment_name(conn, id)?
+        .ok_or_else(|| Error::NotFound(format!("No Experiment with id={id} exists")))?;
+    let have = level_on(conn, caller, id, &name)?;
+    match have {
+        Some(level) if level >= need => Ok(Granted {
+            experiment_id: id,
+            level,
+        }),
+        _ => Err(denied(conn, id, &name, have, need)?),
+    }
+}
+
+/// Checks that the caller has at least `need` on the experiment of run `run_id`.
+pub fn require_run(
+    conn: &Connection,
+    caller: &Caller,
+    run_id: &str,
+    need: Level,
+) -> Result<Granted, Error> {
+    let experiment_id: i64 = conn
+        .prepare_cached("SELECT experiment_id FROM runs WHERE run_uuid = ?1")?
+        .query_row([run_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("Run with id={run_id} not found")))?;
+    require_experiment(conn, caller, experiment_id, need)
+}
+
+/// The refusal for a caller holding `have` where `need` was required.
+fn denied(
+    conn: &Connection,
+    id: i64,
+    name: &str,
+    have: Option<Level>,
+    need: Level,
+) -> Result<Error, Error> {
+    let message = match have {
+        None => "You don't have access to this experiment.".to_string(),
+        Some(_) => format!(
+            "You need {} on this experiment to do this.",
+            level_name(need)
+        ),
+    };
+    Ok(Error::PermissionDenied {
+        message,
+        grantors: grantors(conn, id, name)?,
+    })
+}
+
+/// Who can grant access to experiment `id`: the owner of its `/Users/<owner>/` path, users
+/// with CAN_MANAGE (directly or through a group), then admins; enabled accounts only.
+pub fn grantors(conn: &Connection, id: i64, name: &str) -> Result<Vec<String>, Error> {
+    let mut out: Vec<String> = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT username FROM users WHERE disabled = 0 AND (username = ?1
+            OR user_id IN (SELECT principal_id FROM experiment_grants
+                            WHERE experiment_id = ?2 AND principal_kind = 'user' AND level = 3)
+            OR user_id IN (SELECT m.user_id FROM group_members m JOIN experiment_grants g
+                             ON g.principal_kind = 'group' AND g.principal_id = m.group_id
+                          WHERE g.experiment_id = ?2 AND g.level = 3))
+          ORDER BY username <> ?1, username",
+    )?;
+    let owner = path_owner(name).unwrap_or("");
+    for name in stmt.query_map(rusqlite::params![owner, id], |r| r.get(0))? {
+        out.push(name?);
+    }
+    let mut admins = conn.prepare_cached(
+        "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
+    )?;
+    for admin in admins.query_map([], |r| r.get::<_, String>(0))? {
+        let admin = admin?;
+        if !out.contains(&admin) {
+            out.push(admin);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the caller may create (or rename to) an experiment named `name`: anywhere but
+/// under another user's `/Users/<other>/` folder (admins: anywhere).
+pub fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
+    match path_owner(name) {
+        Some(owner) if owner != caller.username && !caller.is_admin => {
+            Err(Error::PermissionDenied {
+                message: format!(
+                    "{USERS_PREFIX}{owner}/ belongs to {owner}. Create experiments under \
+                     {USERS_PREFIX}{}/ or /Workspace/Shared/.",
+                    caller.username
+                ),
+                grantors: Vec::new(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks a rename of experiment `id` to `new_name`: CAN_EDIT when the new name keeps the
+/// experiment's implicit access (same owner folder, or both shared, or neither), else
+/// CAN_MANAGE, since moving it would change who can see it; and never into another user's
+/// folder.
+pub fn require_rename(
+    conn: &Connection,
+    caller: &Caller,
+    id: i64,
+    new_name: &str,
+) -> Result<Granted, Error> {
+    let old = experiment_name(conn, id)?
+        .ok_or_else(|| Error::NotFound(format!("No Experiment with id={id} exists")))?;
+    if scope(id, &old) == scope(id, new_name) {
+        return require_experiment(conn, caller, id, Level::CanEdit);
+    }
+    let granted = require_experiment(conn, caller, id, Level::CanManage)?;
+    may_create(caller, new_name)?;
+    Ok(granted)
+}

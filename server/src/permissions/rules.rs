@@ -1,0 +1,116 @@
+//! The level rules: which experiments a path makes private or shared, and a caller's
+//! effective level on one experiment (admin, owner path, shared path, explicit grants).
+
+use api_types::Level;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::grants::level_from_db;
+use crate::auth::Caller;
+use crate::Error;
+
+/// Prefix of per-user private folders: `/Users/<username>/...`.
+pub const USERS_PREFIX: &str = "/Users/";
+/// Prefix of the folder every signed-in user may read and edit.
+pub const SHARED_PREFIX: &str = "/Workspace/Shared/";
+/// The Default experiment, where unconfigured clients log; treated like Shared.
+pub const DEFAULT_EXPERIMENT: i64 = 0;
+
+/// Where an experiment's name puts it, which decides its implicit access.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// `/Users/<owner>/...`: private to the owner until shared.
+    Owned(String),
+    /// `/Workspace/Shared/...` or experiment 0: every user may read and edit.
+    Shared,
+    /// Anywhere else: only explicit grants (and admins).
+    Plain,
+}
+
+/// The scope of experiment `id` named `name`.
+pub fn scope(id: i64, name: &str) -> Scope {
+    if id == DEFAULT_EXPERIMENT || name.starts_with(SHARED_PREFIX) {
+        return Scope::Shared;
+    }
+    match path_owner(name) {
+        Some(owner) => Scope::Owned(owner.to_string()),
+        None => Scope::Plain,
+    }
+}
+
+/// The `<owner>` of `/Users/<owner>/...` (non-empty and followed by a slash).
+pub fn path_owner(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(USERS_PREFIX)?;
+    let (owner, _) = rest.split_once('/')?;
+    (!owner.is_empty()).then_some(owner)
+}
+
+/// What a caller's explicit grants on one experiment amount to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Explicit {
+    /// Highest level granted to the user or any of their groups.
+    pub best: Option<Level>,
+    /// A level-0 (`NO_PERMISSIONS`) grant to the user themself: no implicit Shared access.
+    pub blocked: bool,
+}
+
+/// The caller's explicit grants on experiment `id`.
+pub fn explicit(conn: &Connection, caller: &Caller, id: i64) -> Result<Explicit, Error> {
+    let groups = serde_json::to_string(&caller.group_ids)
+        .map_err(|e| Error::Internal(format!("encoding group ids: {e}")))?;
+    let (best, blocked): (Option<i64>, Option<i64>) = conn
+        .prepare_cached(
+            "SELECT max(level), max(principal_kind = 'user' AND level = 0)
+               FROM experiment_grants
+              WHERE experiment_id = ?1
+                AND ((principal_kind = 'user' AND principal_id = ?2)
+                  OR (principal_kind = 'group'
+                      AND principal_id IN (SELECT value FROM json_each(?3))))",
+        )?
+        .query_row(params![id, caller.user_id, groups], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    Ok(Explicit {
+        best: best.and_then(level_from_db),
+        blocked: blocked == Some(1),
+    })
+}
+
+/// Combines the rules: admins manage everything; the owner of a `/Users/<owner>/` path
+/// manages it; Shared gives CAN_EDIT unless blocked by a level-0 grant; explicit grants
+/// add to that (the highest wins). `None`: no access at all.
+pub fn combine(caller: &Caller, scope: &Scope, explicit: Explicit) -> Option<Level> {
+    if caller.is_admin {
+        return Some(Level::CanManage);
+    }
+    let implicit = match scope {
+        Scope::Owned(owner) if *owner == caller.username => Some(Level::CanManage),
+        Scope::Shared if !explicit.blocked => Some(Level::CanEdit),
+        _ => None,
+    };
+    implicit.max(explicit.best)
+}
+
+/// Name of experiment `id`, or `None` when no such experiment exists.
+pub fn experiment_name(conn: &Connection, id: i64) -> Result<Option<String>, Error> {
+    Ok(conn
+        .prepare_cached("SELECT name FROM experiments WHERE experiment_id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// The caller's effective level on existing experiment `id` named `name`.
+pub fn level_on(
+    conn: &Connection,
+    caller: &Caller,
+    id: i64,
+    name: &str,
+) -> Result<Option<Level>, Error> {
+    if caller.is_admin {
+        return Ok(Some(Level::CanManage));
+    }
+    Ok(combine(
+        caller,
+        &scope(id, name),
+        explicit(conn, caller, id)?,
+    ))
+}
