@@ -4,10 +4,10 @@
 use super::curves::{decay, saturate, warmup_cosine};
 use super::system::{log_system_metrics, Machine};
 use super::writer::{RunSpec, Timeline, Writer};
-use super::{HOUR, MINUTE};
+use super::{people, HOUR, MINUTE};
 use crate::Error;
 
-const USER: &str = "alice@example.com";
+const USER: &str = "alice";
 const SOURCE: &str = "train_sft.py";
 const MAX_STEPS: i64 = 12_000;
 const A100: Machine = Machine {
@@ -32,7 +32,7 @@ struct Sft<'a> {
 /// Creates the experiment and its runs.
 pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
-        "/Users/alice@example.com/llm-sft",
+        people::ALICE_EXPERIMENT,
         now - 9 * 24 * HOUR,
         "Supervised fine-tuning of 7B and 13B decoder models on the instruction mix v3.",
     )?;

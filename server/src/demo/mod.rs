@@ -1,4 +1,5 @@
-//! Demo data for `runlens serve --demo`: four experiments under `/Users/...` and
+//! Demo data for `runlens serve --demo`: users alice, bob and carol with grants (`people`),
+//! four experiments under `/Users/...` and
 //! `/Workspace/Shared/...` with realistic training curves of 10k+ steps, sweeps with nested
 //! runs, FAILED, KILLED, resumed and RUNNING runs, params, tags and `system/...` metrics.
 //! Values come from a fixed seed; times are relative to the moment of loading.
@@ -6,11 +7,14 @@
 mod curves;
 mod llm;
 mod nlp;
+mod people;
 mod system;
 mod vision;
 mod writer;
 
 use rusqlite::OptionalExtension;
+
+pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
 
 use crate::{Error, Store};
 
@@ -23,8 +27,9 @@ const MARKER: &str = "demo_loaded";
 /// Seed of every demo value.
 const SEED: u64 = 20_240_611;
 
-/// Loads the demo data once, in one transaction; a second call finds the marker and does
-/// nothing. Fails (changing nothing) if one of the demo experiment names is already taken.
+/// Loads the demo data once, in one transaction; a second call finds the marker and only
+/// makes sure the demo users, group and grants exist. Fails (changing nothing) if one of the
+/// demo experiment names is already taken.
 pub fn load(store: &Store) -> Result<(), Error> {
     store.blocking(|c| {
         let tx = c.transaction()?;
@@ -34,6 +39,8 @@ pub fn load(store: &Store) -> Result<(), Error> {
             })
             .optional()?;
         if loaded.is_some() {
+            people::load(&tx)?;
+            tx.commit()?;
             return Ok(());
         }
         let now = crate::util::now_ms();
@@ -44,6 +51,7 @@ pub fn load(store: &Store) -> Result<(), Error> {
             vision::load_detection(&mut w, now)?;
             nlp::load(&mut w, now)?;
         }
+        people::load(&tx)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES (?1, ?2)",
             rusqlite::params![MARKER, now.to_string()],

@@ -4,7 +4,7 @@
 use super::curves::{decay, milestone_drops, saturate, step_decay, warmup_cosine};
 use super::system::{log_system_metrics, Machine};
 use super::writer::{RunSpec, Timeline, Writer};
-use super::{HOUR, MINUTE};
+use super::{people, HOUR, MINUTE};
 use crate::Error;
 
 const V100: Machine = Machine {
@@ -17,7 +17,7 @@ const V100: Machine = Machine {
 /// Bob's ablation: three depths, with and without augmentation, 10k steps each.
 pub fn load_resnet(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
-        "/Users/bob@example.com/resnet-ablation",
+        people::BOB_EXPERIMENT,
         now - 20 * 24 * HOUR,
         "ResNet depth x augmentation ablation on ImageNet-100 (SGD, step decay at 50% and 75%).",
     )?;
@@ -45,7 +45,7 @@ pub fn load_resnet(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
         let spec = RunSpec {
             experiment_id: exp,
             name: &name,
-            user: "bob@example.com",
+            user: "bob",
             status: if killed { "KILLED" } else { "FINISHED" },
             start: tl.start,
             end: Some(tl.end()),
@@ -97,7 +97,7 @@ pub fn load_resnet(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
 /// The shared DETR sweep: a parent run and six nested children (lr x batch size).
 pub fn load_detection(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
-        "/Workspace/Shared/vision/detection",
+        people::DETECTION_EXPERIMENT,
         now - 30 * 24 * HOUR,
         "Object detection on COCO-2017 (DETR-R50). Shared by the vision team.",
     )?;
