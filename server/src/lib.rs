@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod demo;
 pub mod error;
+pub mod headers;
 pub mod mlflow;
 pub mod permissions;
 pub mod spa;
@@ -13,7 +14,9 @@ pub mod util;
 pub mod v1;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use axum::Router;
 
@@ -25,13 +28,26 @@ pub use store::Store;
 pub struct AppState {
     /// The database.
     pub store: Store,
+    /// Authentication settings, sign-in rate limiter and credential cache.
+    pub auth: Arc<auth::AuthState>,
 }
 
 impl AppState {
     /// State over `store` with default settings (tests and start-up both build it this way,
     /// so new fields need no change at every call site).
     pub fn new(store: Store) -> Self {
-        AppState { store }
+        AppState {
+            store,
+            auth: Arc::new(auth::AuthState::default()),
+        }
+    }
+
+    /// The same state with these authentication settings.
+    pub fn with_auth_settings(self, settings: auth::AuthSettings) -> Self {
+        AppState {
+            auth: Arc::new(auth::AuthState::new(settings)),
+            ..self
+        }
     }
 }
 
@@ -40,17 +56,33 @@ impl AppState {
 pub struct StaticConfig {
     /// Directory holding `index.html` and the wasm bundle.
     pub dist_dir: Option<PathBuf>,
+    /// Origin allowed to frame `/embed/...` pages (`--embed-origin`); none by default.
+    pub embed_origin: Option<String>,
 }
 
-/// The whole router: both API dialects, health, and the app.
+/// The whole router: both API dialects, health, and the app; every `/api/` and
+/// `/ajax-api/` route behind the authentication layer, every response with the security
+/// headers.
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
-    let mlflow = mlflow::routes();
+    let mlflow = mlflow::routes().merge(auth::mlflow_users::routes());
     let api = Router::new()
         .nest("/api/2.0/mlflow", mlflow.clone())
         .nest("/ajax-api/2.0/mlflow", mlflow)
-        .nest("/api/v1", v1::routes())
+        .nest("/api/3.0/mlflow", mlflow::routes_v3())
+        .nest("/ajax-api/3.0/mlflow", mlflow::routes_v3())
+        .nest("/api/v1", v1::routes().merge(auth::routes()))
         .route("/health", get(|| async { "OK" }))
         .route("/version", get(|| async { env!("CARGO_PKG_VERSION") }))
-        .with_state(state);
+        .with_state(state.clone());
+    let index = statics
+        .dist_dir
+        .as_ref()
+        .and_then(|d| std::fs::read_to_string(d.join("index.html")).ok());
+    let security = Arc::new(headers::SecurityHeaders::new(
+        index.as_deref(),
+        statics.embed_origin.as_deref(),
+    ));
     spa::with_app(api, statics)
+        .layer(from_fn_with_state(state, auth::middleware::authenticate))
+        .layer(from_fn_with_state(security, headers::add_security_headers))
 }

@@ -26,6 +26,9 @@ impl Drop for Server {
     }
 }
 
+/// The administrator's password, given to the first start through the environment.
+const ADMIN_PASSWORD: &str = "durability-admin-pw";
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -46,6 +49,7 @@ fn start(dir: &Path) -> Server {
         .arg(dir)
         .args(["--dist", "/nonexistent"])
         .env("RUNLENS_LOG", "warn")
+        .env("RUNLENS_ADMIN_PASSWORD", ADMIN_PASSWORD)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -66,7 +70,9 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> Option<(u1
     let body = body.map(Value::to_string).unwrap_or_default();
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Authorization: {}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        server::auth::basic_header("admin", ADMIN_PASSWORD),
         body.len()
     );
     s.write_all(req.as_bytes()).ok()?;

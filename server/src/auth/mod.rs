@@ -2,16 +2,31 @@
 //! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
 //! and stores it in the request's extensions; handlers take `caller: Caller`.
 
+pub mod bootstrap;
+pub mod credentials;
 pub mod groups;
+pub mod limiter;
+pub mod middleware;
+pub mod mlflow_users;
 pub mod password;
+pub mod resolve;
 pub mod secret;
+pub mod session_routes;
 pub mod sessions;
+pub mod settings;
+pub mod token_routes;
+pub mod tokens;
 pub mod users;
+
+pub use settings::{AuthSettings, AuthState};
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::Error;
+use axum::routing::{delete, get};
+use axum::Router;
+
+use crate::{AppState, Error};
 
 /// How the caller proved who they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,4 +76,20 @@ pub fn basic_header(username: &str, password: &str) -> String {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(raw)
     )
+}
+
+/// The app API's identity routes, relative to `/api/v1`: `session` and `tokens`.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/session",
+            get(session_routes::get_session)
+                .post(session_routes::create_session)
+                .delete(session_routes::delete_session),
+        )
+        .route(
+            "/tokens",
+            get(token_routes::list_tokens).post(token_routes::create_token),
+        )
+        .route("/tokens/{id}", delete(token_routes::revoke_token))
 }

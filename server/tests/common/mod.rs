@@ -1,10 +1,11 @@
 //! Test helpers shared by the MLflow-dialect integration tests: the real router over a
-//! temporary data directory, and one-call JSON requests.
+//! temporary data directory, and one-call JSON requests sent as an administrator (an API
+//! token in `Authorization: Bearer`) unless the request carries its own credential.
 
 #![allow(dead_code)]
 
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::{header, HeaderValue, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -15,6 +16,10 @@ use tower::ServiceExt;
 pub struct TestApp {
     _dir: tempfile::TempDir,
     router: Router,
+    /// The store behind the router.
+    pub store: Store,
+    /// `Authorization` value of the administrator `admin` every request is sent as.
+    pub admin_auth: String,
 }
 
 impl TestApp {
@@ -22,12 +27,29 @@ impl TestApp {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(dir.path()).expect("store");
-        let router = server::app(AppState::new(store), &StaticConfig::default());
-        TestApp { _dir: dir, router }
+        let token =
+            server::auth::bootstrap::create_admin_with_token(&store, "admin").expect("admin");
+        let router = server::app(AppState::new(store.clone()), &StaticConfig::default());
+        TestApp {
+            _dir: dir,
+            router,
+            store,
+            admin_auth: format!("Bearer {token}"),
+        }
     }
 
-    /// Sends a request; returns status and body parsed as JSON (`Value::Null` if not JSON).
-    pub async fn send(&self, req: Request<Body>) -> (StatusCode, Value) {
+    /// Sends a request as the administrator (unless it has an `Authorization` header);
+    /// returns status and body parsed as JSON (`Value::Null` if not JSON).
+    pub async fn send(&self, mut req: Request<Body>) -> (StatusCode, Value) {
+        if !req.headers().contains_key(header::AUTHORIZATION) {
+            let value = HeaderValue::from_str(&self.admin_auth).expect("header");
+            req.headers_mut().insert(header::AUTHORIZATION, value);
+        }
+        self.send_as_is(req).await
+    }
+
+    /// Sends a request exactly as given (no credential added).
+    pub async fn send_as_is(&self, req: Request<Body>) -> (StatusCode, Value) {
         let resp = self.router.clone().oneshot(req).await.expect("infallible");
         let status = resp.status();
         let bytes = resp.into_body().collect().await.expect("body").to_bytes();

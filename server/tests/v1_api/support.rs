@@ -12,6 +12,8 @@ use tower::ServiceExt;
 /// The router and its store; the temp dir lives as long as the app.
 pub struct TestApp {
     pub store: Store,
+    /// `Authorization` value of the administrator every request is sent as.
+    pub admin_auth: String,
     router: axum::Router,
     _dir: tempfile::TempDir,
 }
@@ -21,9 +23,11 @@ impl TestApp {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
+        let token = server::auth::bootstrap::create_admin_with_token(&store, "admin").unwrap();
         let router = server::app(AppState::new(store.clone()), &StaticConfig::default());
         TestApp {
             store,
+            admin_auth: format!("Bearer {token}"),
             router,
             _dir: dir,
         }
@@ -47,7 +51,10 @@ impl TestApp {
 
     /// GETs `uri`; returns the status and the raw body.
     pub async fn get_raw(&self, uri: &str) -> (StatusCode, Vec<u8>) {
-        let req = Request::get(uri).body(Body::empty()).unwrap();
+        let req = Request::get(uri)
+            .header("authorization", &self.admin_auth)
+            .body(Body::empty())
+            .unwrap();
         let res = self.router.clone().oneshot(req).await.unwrap();
         let status = res.status();
         let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();

@@ -1,0 +1,106 @@
+//! API tokens for programs: `rl_<40 alphanumerics>`, stored as SHA-256 digests, listed by
+//! name and prefix, revoked (never deleted, so lists can say when).
+
+use api_types::{CreatedToken, TokenInfo};
+use rusqlite::{Connection, OptionalExtension};
+
+use super::secret::{random_alphanumeric, sha256_hex};
+use crate::Error;
+
+/// Every token starts with this, so leaked tokens are easy to grep for.
+pub const TOKEN_PREFIX: &str = "rl_";
+/// Characters of the token kept in clear to recognise it (`rl_` + 6).
+const SHOWN_PREFIX_LEN: usize = 9;
+
+/// Whether `s` looks like a runlens token (cheap check before any lookup).
+pub fn looks_like_token(s: &str) -> bool {
+    s.len() == TOKEN_PREFIX.len() + 40
+        && s.starts_with(TOKEN_PREFIX)
+        && s[TOKEN_PREFIX.len()..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Creates a token named `name` for `user_id`; the secret is in the answer only.
+pub fn create_token(conn: &Connection, user_id: i64, name: &str) -> Result<CreatedToken, Error> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(Error::InvalidParameter(
+            "A token needs a name of 1-100 characters, e.g. \"laptop\" or \"ci\".".into(),
+        ));
+    }
+    let token = format!("{TOKEN_PREFIX}{}", random_alphanumeric(40));
+    let prefix = token[..SHOWN_PREFIX_LEN].to_string();
+    let created = crate::util::now_ms();
+    conn.execute(
+        "INSERT INTO api_tokens (user_id, name, prefix, token_hash, created)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        rusqlite::params![user_id, name, prefix, sha256_hex(&token), created],
+    )?;
+    let info = TokenInfo {
+        id: conn.last_insert_rowid(),
+        name: name.to_string(),
+        prefix,
+        created,
+        last_used: None,
+    };
+    Ok(CreatedToken { info, token })
+}
+
+/// The active (not revoked) tokens of `user_id`, newest first.
+pub fn list_tokens(conn: &Connection, user_id: i64) -> Result<Vec<TokenInfo>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT token_id, name, prefix, created, last_used FROM api_tokens
+         WHERE user_id = ?1 AND revoked IS NULL ORDER BY created DESC, token_id DESC",
+    )?;
+    let rows = stmt.query_map([user_id], |r| {
+        Ok(TokenInfo {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            prefix: r.get(2)?,
+            created: r.get(3)?,
+            last_used: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Revokes token `token_id` of `user_id`; `NotFound` if it is not theirs or already revoked.
+pub fn revoke_token(conn: &Connection, user_id: i64, token_id: i64) -> Result<(), Error> {
+    let n = conn.execute(
+        "UPDATE api_tokens SET revoked = ?3
+         WHERE token_id = ?1 AND user_id = ?2 AND revoked IS NULL",
+        rusqlite::params![token_id, user_id, crate::util::now_ms()],
+    )?;
+    if n == 0 {
+        return Err(Error::NotFound(format!("Token {token_id} does not exist.")));
+    }
+    Ok(())
+}
+
+/// The user owning the active token `token` at time `now`, recording its use (at most
+/// once a minute, so reads do not each turn into a write).
+pub fn resolve_token(conn: &Connection, token: &str, now: i64) -> Result<Option<i64>, Error> {
+    if !looks_like_token(token) {
+        return Ok(None);
+    }
+    let hash = sha256_hex(token);
+    let row: Option<(i64, i64, Option<i64>)> = conn
+        .query_row(
+            "SELECT token_id, user_id, last_used FROM api_tokens
+             WHERE token_hash = ?1 AND revoked IS NULL",
+            [&hash],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let Some((token_id, user_id, last_used)) = row else {
+        return Ok(None);
+    };
+    if last_used.is_none_or(|t| now - t > 60_000) {
+        conn.execute(
+            "UPDATE api_tokens SET last_used = ?2 WHERE token_id = ?1",
+            [token_id, now],
+        )?;
+    }
+    Ok(Some(user_id))
+}

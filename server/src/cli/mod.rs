@@ -1,0 +1,120 @@
+//! Command-line parsing and dispatch.
+
+mod admin;
+mod grant;
+mod serve;
+mod token;
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+use server::Store;
+
+/// runlens: experiment tracking that speaks MLflow.
+#[derive(Parser)]
+#[command(name = "runlens", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    data: DataDir,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the tracking API and the web app.
+    Serve(serve::ServeArgs),
+    /// Manage users (add, list, passwd, disable, enable).
+    User(admin::UserArgs),
+    /// Manage groups (add, list, add-member, remove-member).
+    Group(admin::GroupArgs),
+    /// Manage API tokens (create, list, revoke).
+    Token(token::TokenArgs),
+    /// Grant (or revoke) a user or group a level on an experiment.
+    Grant(grant::GrantArgs),
+}
+
+/// Where the database lives; shared by every subcommand.
+#[derive(clap::Args, Clone)]
+pub struct DataDir {
+    /// Directory for the database (created on first start).
+    #[arg(long, env = "RUNLENS_DATA_DIR", default_value = "data", global = true)]
+    pub data_dir: PathBuf,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<(), String> {
+    let dir = cli.data.data_dir;
+    match cli.command {
+        Command::Serve(args) => serve::serve(&dir, args),
+        Command::User(args) => admin::user(&open_store(&dir)?, args),
+        Command::Group(args) => admin::group(&open_store(&dir)?, args),
+        Command::Token(args) => token::token(&open_store(&dir)?, args),
+        Command::Grant(args) => grant::grant(&open_store(&dir)?, args),
+    }
+}
+
+/// Opens the store, turning errors into the message printed to the terminal.
+pub fn open_store(dir: &Path) -> Result<Store, String> {
+    Store::open(dir).map_err(message)
+}
+
+/// The text of an error for the terminal (internal causes included: this is the admin).
+pub fn message(e: server::Error) -> String {
+    match e {
+        server::Error::Internal(cause) => cause,
+        other => other.to_string(),
+    }
+}
+
+/// A password from the first line of stdin (`--password-stdin`) or the environment
+/// variable `RUNLENS_PASSWORD`; never from argv, where other users could see it.
+pub fn read_password(from_stdin: bool) -> Result<Option<String>, String> {
+    if from_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the password from stdin: {e}"))?;
+        let p = line.trim_end_matches(['\r', '\n']).to_string();
+        return Ok((!p.is_empty()).then_some(p));
+    }
+    Ok(std::env::var("RUNLENS_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty()))
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` UTC (for lists).
+pub fn format_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's algorithm.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats_times() {
+        assert_eq!(super::format_time(0), "1970-01-01 00:00");
+        assert_eq!(super::format_time(1_700_000_000_000), "2023-11-14 22:13");
+    }
+}

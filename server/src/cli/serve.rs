@@ -1,0 +1,133 @@
+//! `runlens serve`: bootstrap the administrator, then serve until SIGINT/SIGTERM.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use axum::http::HeaderName;
+use server::auth::bootstrap::{announce_random_password, ensure_admin, Bootstrap};
+use server::auth::AuthSettings;
+use server::{AppState, StaticConfig};
+
+use super::{message, open_store};
+
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "RUNLENS_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Directory of the built app (Trunk's output).
+    #[arg(long, env = "RUNLENS_DIST", default_value = "dist")]
+    dist: PathBuf,
+    /// Load demo experiments and runs (once; later starts keep them).
+    #[arg(long)]
+    demo: bool,
+    /// Trust this header, set by an SSO reverse proxy, as the signed-in username (e.g.
+    /// X-Forwarded-User). Only enable it when the proxy strips the header from clients.
+    #[arg(long, env = "RUNLENS_TRUSTED_USER_HEADER")]
+    trusted_user_header: Option<String>,
+    /// Mark the session cookie Secure (set when users reach runlens over https).
+    #[arg(long, env = "RUNLENS_SECURE_COOKIES")]
+    secure_cookies: bool,
+    /// Origin allowed to frame /embed/ pages, e.g. https://notebooks.example.com.
+    #[arg(long, env = "RUNLENS_EMBED_ORIGIN")]
+    embed_origin: Option<String>,
+}
+
+/// Runs the server over `data_dir`.
+pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
+    let store = open_store(data_dir)?;
+    bootstrap_admin(&store)?;
+    if args.demo {
+        server::demo::load(&store).map_err(|e| format!("loading demo data: {e:?}"))?;
+        eprintln!("{}", server::demo::sign_in_hint());
+    }
+    let settings = auth_settings(&args)?;
+    let statics = static_config(&args)?;
+    let app = server::app(AppState::new(store).with_auth_settings(settings), &statics);
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!("runlens listening on http://{local}");
+        let service = app.into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(listener, service)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())
+    })?;
+    tracing::info!("runlens stopped");
+    Ok(())
+}
+
+/// Creates `admin` on first start; a random password goes to stderr once, never to logs.
+fn bootstrap_admin(store: &server::Store) -> Result<(), String> {
+    let given = std::env::var("RUNLENS_ADMIN_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty());
+    match ensure_admin(store, given.as_deref()).map_err(message)? {
+        Bootstrap::AdminExists => {}
+        Bootstrap::CreatedWithGivenPassword => {
+            tracing::info!(
+                "created administrator 'admin' with the password from RUNLENS_ADMIN_PASSWORD"
+            );
+        }
+        Bootstrap::CreatedWithRandomPassword(p) => eprintln!("{}", announce_random_password(&p)),
+    }
+    Ok(())
+}
+
+fn auth_settings(args: &ServeArgs) -> Result<AuthSettings, String> {
+    let trusted_user_header = match args.trusted_user_header.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(h) => Some(
+            HeaderName::from_bytes(h.as_bytes())
+                .map_err(|_| format!("invalid --trusted-user-header {h:?}"))?,
+        ),
+    };
+    if let Some(h) = &trusted_user_header {
+        tracing::warn!(header = %h, "trusting the reverse proxy's user header; make sure the proxy strips it from client requests");
+    }
+    Ok(AuthSettings {
+        trusted_user_header,
+        secure_cookies: args.secure_cookies,
+    })
+}
+
+fn static_config(args: &ServeArgs) -> Result<StaticConfig, String> {
+    if let Some(o) = &args.embed_origin {
+        server::headers::validate_embed_origin(o)?;
+    }
+    let dist_dir = args
+        .dist
+        .join("index.html")
+        .is_file()
+        .then(|| args.dist.clone());
+    if dist_dir.is_none() {
+        tracing::warn!(dist = %args.dist.display(), "app not built; serving the APIs only");
+    }
+    Ok(StaticConfig {
+        dist_dir,
+        embed_origin: args.embed_origin.clone(),
+    })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
