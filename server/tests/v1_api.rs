@@ -91,7 +91,7 @@ async fn experiments_are_listed_searched_sorted_and_paged() {
 #[tokio::test]
 async fn experiment_detail_lists_column_keys() {
     let app = TestApp::demo();
-    let id = app.experiment_id("/Users/alice@example.com/llm-sft");
+    let id = app.experiment_id("/Users/alice/llm-sft");
     let (status, body) = app.get(&format!("/api/v1/experiments/{id}")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["experiment"]["run_count"], 4);

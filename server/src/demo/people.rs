@@ -59,10 +59,10 @@ pub fn load(conn: &Connection) -> Result<(), Error> {
         (ALICE_EXPERIMENT, PrincipalKind::User, "bob", Level::CanRead),
         (BOB_EXPERIMENT, PrincipalKind::User, "bob", Level::CanManage),
         (
-            BOB_EXPERIMENT,
+            DETECTION_EXPERIMENT,
             PrincipalKind::Group,
             DEMO_GROUP,
-            Level::CanEdit,
+            Level::CanManage,
         ),
     ];
     for (experiment, kind, name, level) in grants {

@@ -83,7 +83,7 @@ impl Template {
     pub async fn build() -> Template {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(dir.path()).expect("store");
-        let tokens = store.blocking(|c| people(c)).expect("people");
+        let tokens = store.blocking(people).expect("people");
         let mut t = Template {
             dir,
             exp: String::new(),

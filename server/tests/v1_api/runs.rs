@@ -66,7 +66,7 @@ async fn runs_table_sends_only_the_requested_columns() {
 #[tokio::test]
 async fn runs_table_filters_and_sorts_with_mlflow_syntax() {
     let app = TestApp::demo();
-    let exp = app.experiment_id("/Users/bob@example.com/resnet-ablation");
+    let exp = app.experiment_id("/Users/bob/resnet-ablation");
     let base = format!("/api/v1/experiments/{exp}/runs?metrics=val_accuracy");
     let (status, table) = app
         .get(&format!("{base}&order_by=metrics.val_accuracy%20DESC"))

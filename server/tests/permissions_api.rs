@@ -1,0 +1,334 @@
+//! Sharing and permission behaviour end to end on the real router: grantors in refusals,
+//! filtered lists and page tokens, the sharing API, MLflow 3's permission endpoints, the
+//! creation rules, level-0 grants, and the demo's users and grants.
+
+use axum::body::Body;
+use axum::http::Request;
+use axum::Router;
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use server::{AppState, StaticConfig, Store};
+use tower::ServiceExt;
+
+struct App {
+    _dir: tempfile::TempDir,
+    store: Store,
+    router: Router,
+}
+
+impl App {
+    fn new() -> App {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let router = server::app(AppState::new(store.clone()), &StaticConfig::default());
+        App {
+            _dir: dir,
+            store,
+            router,
+        }
+    }
+
+    /// Creates a user (admin or not) and returns a bearer token for them.
+    fn user(&self, name: &str, admin: bool) -> String {
+        self.store
+            .blocking(|c| {
+                let id = server::auth::users::create_user(c, name, None, admin)?;
+                Ok(server::auth::tokens::create_token(c, id, "t")?.token)
+            })
+            .expect("user")
+    }
+
+    async fn call(
+        &self,
+        token: &str,
+        method: &str,
+        uri: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("authorization", format!("Bearer {token}"));
+        if body.is_some() {
+            req = req.header("content-type", "application/json");
+        }
+        let body = body
+            .map(|b| Body::from(b.to_string()))
+            .unwrap_or_else(Body::empty);
+        let resp = self
+            .router
+            .clone()
+            .oneshot(req.body(body).expect("req"))
+            .await
+            .expect("resp");
+        let status = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    async fn create(&self, token: &str, name: &str) -> (u16, Value) {
+        self.call(
+            token,
+            "POST",
+            "/api/2.0/mlflow/experiments/create",
+            Some(json!({"name": name})),
+        )
+        .await
+    }
+}
+
+#[tokio::test]
+async fn refusals_name_grantors_and_creation_respects_user_folders() {
+    let app = App::new();
+    let root = app.user("root", true);
+    let alice = app.user("alice", false);
+    let bob = app.user("bob", false);
+    let (s, v) = app.create(&alice, "/Users/alice/private").await;
+    assert_eq!(s, 200, "{v}");
+    let id = v["experiment_id"].as_str().expect("id").to_string();
+    let (s, v) = app.create(&bob, "/Users/alice/squat").await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (403, Some("PERMISSION_DENIED")),
+        "{v}"
+    );
+    assert_eq!(app.create(&root, "/Users/alice/by-admin").await.0, 200);
+    assert_eq!(app.create(&bob, "/Workspace/Shared/team").await.0, 200);
+    let (s, v) = app
+        .call(&bob, "GET", &format!("/api/v1/experiments/{id}"), None)
+        .await;
+    assert_eq!(s, 403);
+    assert_eq!(v["code"], "PERMISSION_DENIED");
+    assert_eq!(v["message"], "You don't have access to this experiment.");
+    assert_eq!(v["grantors"], json!(["alice", "root"]));
+    let (s, v) = app
+        .call(&bob, "GET", "/api/v1/experiments/424242", None)
+        .await;
+    assert_eq!((s, v["code"].as_str()), (404, Some("NOT_FOUND")));
+    let search = json!({"experiment_ids": [id.clone()]});
+    let (s, v) = app
+        .call(&bob, "POST", "/api/2.0/mlflow/runs/search", Some(search))
+        .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (403, Some("PERMISSION_DENIED")),
+        "{v}"
+    );
+}
+
+#[tokio::test]
+async fn lists_count_and_page_only_readable_experiments() {
+    let app = App::new();
+    let alice = app.user("alice", false);
+    let bob = app.user("bob", false);
+    for i in 0..5 {
+        assert_eq!(
+            app.create(&alice, &format!("/Users/alice/e{i}")).await.0,
+            200
+        );
+    }
+    assert_eq!(app.create(&alice, "/Workspace/Shared/s").await.0, 200);
+    let (_, v) = app.call(&bob, "GET", "/api/v1/experiments", None).await;
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(v["total"], 2, "{v}");
+    assert_eq!(names, ["/Workspace/Shared/s", "Default"]);
+    let uri = "/api/2.0/mlflow/experiments/search?max_results=1";
+    let (_, page1) = app.call(&bob, "GET", uri, None).await;
+    let token = page1["next_page_token"]
+        .as_str()
+        .expect("a second page")
+        .to_string();
+    let (_, page2) = app
+        .call(&bob, "GET", &format!("{uri}&page_token={token}"), None)
+        .await;
+    assert_eq!(page2["experiments"].as_array().map(Vec::len), Some(1));
+    assert!(
+        page2.get("next_page_token").is_none(),
+        "no third page for bob: {page2}"
+    );
+    let (_, all) = app
+        .call(&alice, "GET", "/api/2.0/mlflow/experiments/search", None)
+        .await;
+    assert_eq!(all["experiments"].as_array().map(Vec::len), Some(7));
+}
+
+#[tokio::test]
+async fn sharing_api_grants_lists_and_revokes() {
+    let app = App::new();
+    let alice = app.user("alice", false);
+    let bob = app.user("bob", false);
+    app.store
+        .blocking(|c| server::auth::groups::create_group(c, "vision").map(drop))
+        .expect("group");
+    let (_, v) = app.create(&alice, "/Users/alice/sft").await;
+    let id = v["experiment_id"].as_str().expect("id").to_string();
+    let access = format!("/api/v1/experiments/{id}/access");
+    let grant = |name: &str, kind: &str, level: &str| {
+        Some(json!({"principal": {"kind": kind, "name": name}, "level": level}))
+    };
+    assert_eq!(
+        app.call(&bob, "PUT", &access, grant("bob", "user", "CAN_MANAGE"))
+            .await
+            .0,
+        403
+    );
+    let (s, v) = app
+        .call(&alice, "PUT", &access, grant("ghost", "user", "CAN_READ"))
+        .await;
+    assert_eq!(s, 404);
+    assert!(v["message"].as_str().unwrap_or("").contains("ghost"), "{v}");
+    assert_eq!(
+        app.call(&alice, "PUT", &access, grant("bob", "user", "CAN_READ"))
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        app.call(&alice, "PUT", &access, grant("vision", "group", "CAN_EDIT"))
+            .await
+            .0,
+        204
+    );
+    let (s, v) = app.call(&bob, "GET", &access, None).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["your_level"], "CAN_READ");
+    let grants = v["grants"].as_array().expect("grants");
+    assert_eq!(grants.len(), 3, "alice (creator), bob, vision: {v}");
+    assert!(
+        v["implicit"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("alice owns"),
+        "{v}"
+    );
+    let log = json!({"experiment_id": id});
+    assert_eq!(
+        app.call(&bob, "POST", "/api/2.0/mlflow/runs/create", Some(log))
+            .await
+            .0,
+        403
+    );
+    let del = format!("{access}?kind=user&name=bob");
+    assert_eq!(app.call(&alice, "DELETE", &del, None).await.0, 204);
+    assert_eq!(app.call(&alice, "DELETE", &del, None).await.0, 404);
+    assert_eq!(app.call(&bob, "GET", &access, None).await.0, 403);
+    let (s, v) = app
+        .call(&bob, "GET", "/api/v1/principals?q=VIS", None)
+        .await;
+    assert_eq!((s, v), (200, json!([{"kind": "group", "name": "vision"}])));
+}
+
+#[tokio::test]
+async fn mlflow_permission_endpoints_and_level_zero() {
+    let app = App::new();
+    let root = app.user("root", true);
+    let alice = app.user("alice", false);
+    let _bob = app.user("bob", false);
+    let (_, v) = app.create(&alice, "/Workspace/Shared/team").await;
+    let id = v["experiment_id"].as_str().expect("id").to_string();
+    let base = "/api/3.0/mlflow/users/permissions";
+    let get = format!("{base}/get?username=bob&resource_type=experiment&resource_id={id}");
+    let (_, v) = app.call(&root, "GET", &get, None).await;
+    assert_eq!(
+        v,
+        json!({"allowed": true, "permission": "EDIT"}),
+        "Shared gives EDIT"
+    );
+    let body = |perm: &str| {
+        Some(
+            json!({"username": "bob", "resource_type": "experiment", "resource_id": id, "permission": perm}),
+        )
+    };
+    assert_eq!(
+        app.call(
+            &alice,
+            "POST",
+            &format!("{base}/grant"),
+            body("NO_PERMISSIONS")
+        )
+        .await
+        .0,
+        200
+    );
+    let (_, v) = app.call(&root, "GET", &get, None).await;
+    assert_eq!(v, json!({"allowed": false, "permission": "NO_PERMISSIONS"}));
+    let (s, v) = app
+        .call(&alice, "POST", &format!("{base}/grant"), body("OWNER"))
+        .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (400, Some("INVALID_PARAMETER_VALUE"))
+    );
+    let mut other = body("READ").expect("body");
+    other["resource_type"] = json!("registered_model");
+    let (s, _) = app
+        .call(&alice, "POST", &format!("{base}/grant"), Some(other))
+        .await;
+    assert_eq!(s, 400);
+    let revoke = json!({"username": "bob", "resource_type": "experiment", "resource_id": id});
+    assert_eq!(
+        app.call(&alice, "POST", &format!("{base}/revoke"), Some(revoke))
+            .await
+            .0,
+        200
+    );
+    let (_, v) = app.call(&root, "GET", &get, None).await;
+    assert_eq!(v["permission"], "EDIT");
+    let ghost = json!({"username": "ghost", "resource_type": "experiment", "resource_id": id, "permission": "READ"});
+    let (s, v) = app
+        .call(&root, "POST", &format!("{base}/grant"), Some(ghost))
+        .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (404, Some("RESOURCE_DOES_NOT_EXIST"))
+    );
+}
+
+#[tokio::test]
+async fn demo_users_see_what_the_demo_shares() {
+    let app = App::new();
+    server::demo::load(&app.store).expect("demo");
+    server::demo::load(&app.store).expect("demo again (idempotent)");
+    let token = |name: &str| {
+        app.store
+            .blocking(|c| {
+                let id = server::auth::users::find_user_id(c, name)?.expect("demo user");
+                Ok(server::auth::tokens::create_token(c, id, "t")?.token)
+            })
+            .expect("token")
+    };
+    let names = |v: &Value| -> Vec<String> {
+        let items = v["items"].as_array().cloned().unwrap_or_default();
+        items
+            .iter()
+            .filter_map(|e| e["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (_, v) = app
+        .call(&token("bob"), "GET", "/api/v1/experiments", None)
+        .await;
+    let bob = names(&v);
+    assert!(bob.contains(&"/Users/alice/llm-sft".to_string()), "{bob:?}");
+    assert!(
+        bob.contains(&"/Users/bob/resnet-ablation".to_string()),
+        "{bob:?}"
+    );
+    let (_, v) = app
+        .call(&token("carol"), "GET", "/api/v1/experiments", None)
+        .await;
+    let carol = names(&v);
+    assert!(carol.iter().all(|n| !n.starts_with("/Users/")), "{carol:?}");
+    assert!(
+        carol.iter().any(|n| n.starts_with("/Workspace/Shared/")),
+        "{carol:?}"
+    );
+    assert!(server::demo::sign_in_hint().contains("sign in as alice / alice-demo-pw"));
+}
