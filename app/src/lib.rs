@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod pages;
 pub mod query;
 pub mod routes;
+pub mod session;
 pub mod theme;
 
 use leptos::prelude::*;
@@ -20,23 +21,41 @@ use leptos_router::path;
 use components::header::AppHeader;
 use pages::{
     experiment::ExperimentPage, experiments::Experiments, not_found::NotFound, run::RunPage,
+    settings::Settings, signin::SignIn,
 };
+use session::{provide_session, RequireSession};
 
-/// The root component: theme, top bar and the router (patterns mirror
-/// [`routes::AppRoute::PATTERNS`]).
+/// Wraps a page so only signed-in users see it.
+fn protected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {
+    view! { <RequireSession>{move || page()}</RequireSession> }
+}
+
+/// Everything inside the router: the session needs the router's navigation.
+#[component]
+fn Shell() -> impl IntoView {
+    provide_session();
+    view! {
+        <AppHeader />
+        <main class="page">
+            <Routes fallback=|| protected(NotFound)>
+                <Route path=path!("/signin") view=SignIn />
+                <Route path=path!("/") view=|| protected(Experiments) />
+                <Route path=path!("/experiments/:id") view=|| protected(ExperimentPage) />
+                <Route path=path!("/runs/:id") view=|| protected(RunPage) />
+                <Route path=path!("/settings") view=|| protected(Settings) />
+            </Routes>
+        </main>
+    }
+}
+
+/// The root component: theme, session, top bar and the router (patterns mirror
+/// [`routes::AppRoute::PATTERNS`]). Every page but sign-in needs a session.
 #[component]
 pub fn App() -> impl IntoView {
     theme::provide_theme();
     view! {
         <Router>
-            <AppHeader />
-            <main class="page">
-                <Routes fallback=|| view! { <NotFound /> }>
-                    <Route path=path!("/") view=Experiments />
-                    <Route path=path!("/experiments/:id") view=ExperimentPage />
-                    <Route path=path!("/runs/:id") view=RunPage />
-                </Routes>
-            </main>
+            <Shell />
         </Router>
     }
 }

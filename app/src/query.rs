@@ -15,6 +15,24 @@ pub fn encode_component(s: &str) -> String {
     out
 }
 
+/// Encodes a query-string key or value compactly: besides the unreserved characters it
+/// keeps `/ ? : @ ! * ,` (legal in a query, RFC 3986 §3.4) and writes a space as `+`, so
+/// view-state URLs stay short and readable. `& = + # %` and the rest are escaped.
+pub fn encode_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b'/' | b'?' | b':' | b'@' | b'!' | b'*' | b',' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// Decodes `%XX` escapes and `+` (as space); invalid escapes are kept literally.
 pub fn decode_component(s: &str) -> String {
     let bytes = s.as_bytes();
@@ -120,7 +138,7 @@ impl Query {
     pub fn encode(&self) -> String {
         self.0
             .iter()
-            .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+            .map(|(k, v)| format!("{}={}", encode_value(k), encode_value(v)))
             .collect::<Vec<_>>()
             .join("&")
     }
@@ -161,8 +179,24 @@ mod tests {
         q.set("zoom", Some("z:0:1".into()));
         q.set("x", None);
         q.set("log", Some("1".into()));
-        assert_eq!(q.encode(), "tab=metrics&zoom=z%3A0%3A1&log=1");
+        assert_eq!(q.encode(), "tab=metrics&zoom=z:0:1&log=1");
         assert_eq!(Query::new().url("/"), "/");
-        assert_eq!(Query::new().with("q", "a b").url("/p"), "/p?q=a%20b");
+        assert_eq!(Query::new().with("q", "a b").url("/p"), "/p?q=a+b");
+    }
+
+    #[test]
+    fn query_values_round_trip() {
+        for v in [
+            "metrics.`loss` < 0.5 AND params.lr = '1e-3'",
+            "a+b&c=d#e%f",
+            "/x?y=1&z=2",
+            "ünï cödé",
+        ] {
+            let q = Query::new().with("k", v).with("k2", "x");
+            let parsed = Query::parse(&q.encode());
+            assert_eq!(parsed.get("k"), Some(v), "{}", q.encode());
+            assert_eq!(parsed.get("k2"), Some("x"));
+        }
+        assert_eq!(encode_value("a,b:c/d e+f"), "a,b:c/d+e%2Bf");
     }
 }

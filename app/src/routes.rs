@@ -3,7 +3,24 @@
 //! The router's patterns (`path!` in `lib.rs`) are literals; they are mirrored here as
 //! [`AppRoute::PATTERNS`] and the unit tests check that every built path fits its pattern.
 
-use crate::query::encode_component;
+use crate::query::{encode_component, Query};
+
+/// Where to go after signing in: `next` when it is a same-origin relative path (starts
+/// with one `/`, no `//` or `/\` that browsers read as another host, no control
+/// characters, not the sign-in page itself), else `/`.
+pub fn safe_next(next: &str) -> &str {
+    let ok = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && !next.chars().any(|c| c.is_control() || c == '\\')
+        && next.len() <= 4096;
+    let path = next.split(['?', '#']).next().unwrap_or_default();
+    if ok && path != AppRoute::SIGN_IN {
+        next
+    } else {
+        "/"
+    }
+}
 
 /// A page of the app, with what it needs to build its link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,11 +37,22 @@ pub enum AppRoute {
         /// Run id.
         id: String,
     },
+    /// `/signin?next=`: the sign-in page, returning to `next` afterwards.
+    SignIn {
+        /// Where to go after signing in (sanitised by [`safe_next`]).
+        next: String,
+    },
+    /// `/settings`: the user's API tokens.
+    Settings,
 }
 
 impl AppRoute {
     /// The router patterns, in the order of the variants.
-    pub const PATTERNS: [&'static str; 3] = ["/", "/experiments/:id", "/runs/:id"];
+    pub const PATTERNS: [&'static str; 5] =
+        ["/", "/experiments/:id", "/runs/:id", "/signin", "/settings"];
+
+    /// Path of the sign-in page without a query.
+    pub const SIGN_IN: &'static str = "/signin";
 
     /// The path of this page (no query string).
     pub fn path(&self) -> String {
@@ -32,6 +60,18 @@ impl AppRoute {
             AppRoute::Experiments => "/".to_owned(),
             AppRoute::Experiment { id } => format!("/experiments/{}", encode_component(id)),
             AppRoute::Run { id } => format!("/runs/{}", encode_component(id)),
+            AppRoute::SignIn { .. } => Self::SIGN_IN.to_owned(),
+            AppRoute::Settings => "/settings".to_owned(),
+        }
+    }
+
+    /// The full link (path and query) of this page.
+    pub fn href(&self) -> String {
+        match self {
+            AppRoute::SignIn { next } if safe_next(next) != "/" => {
+                Query::new().with("next", next.clone()).url(Self::SIGN_IN)
+            }
+            _ => self.path(),
         }
     }
 
@@ -48,7 +88,7 @@ impl AppRoute {
 
 #[cfg(test)]
 mod tests {
-    use super::AppRoute;
+    use super::{safe_next, AppRoute};
 
     fn fits(pattern: &str, path: &str) -> bool {
         let (p, q): (Vec<_>, Vec<_>) = (pattern.split('/').collect(), path.split('/').collect());
@@ -66,6 +106,8 @@ mod tests {
             AppRoute::Run {
                 id: "0123456789abcdef0123456789abcdef".into(),
             },
+            AppRoute::SignIn { next: "/".into() },
+            AppRoute::Settings,
         ];
         for (route, pattern) in routes.iter().zip(AppRoute::PATTERNS) {
             assert!(fits(pattern, &route.path()), "{route:?} vs {pattern}");
@@ -76,5 +118,41 @@ mod tests {
     fn ids_are_escaped() {
         assert_eq!(AppRoute::experiment("a/b c"), "/experiments/a%2Fb%20c");
         assert!(!fits("/experiments/:id", "/experiments/"));
+    }
+
+    #[test]
+    fn next_keeps_only_same_origin_paths() {
+        for ok in [
+            "/",
+            "/experiments/3?filter=a%20b&tab=metrics",
+            "/runs/x#top",
+            "/settings",
+        ] {
+            assert_eq!(safe_next(ok), ok);
+        }
+        for bad in [
+            "",
+            "https://evil.example/",
+            "//evil.example/x",
+            "/\\evil.example",
+            "/\\/evil",
+            "javascript:alert(1)",
+            "experiments/3",
+            "/signin",
+            "/signin?next=/x",
+            "/a\nb",
+            "/a\\b",
+        ] {
+            assert_eq!(safe_next(bad), "/", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sign_in_link_carries_next() {
+        let r = AppRoute::SignIn {
+            next: "/experiments/1?tab=metrics".into(),
+        };
+        assert_eq!(r.href(), "/signin?next=/experiments/1?tab%3Dmetrics");
+        assert_eq!(AppRoute::SignIn { next: "//x".into() }.href(), "/signin");
     }
 }

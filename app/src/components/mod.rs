@@ -2,11 +2,14 @@
 
 pub mod chart_panel;
 pub mod columns_picker;
+pub mod copy_button;
 pub mod header;
 pub mod pager;
 pub mod search_box;
+pub mod share;
 pub mod states;
 pub mod status_badge;
 pub mod table;
 pub mod theme_toggle;
+pub mod user_menu;
 pub mod virtual_list;

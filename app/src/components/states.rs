@@ -80,3 +80,37 @@ pub fn NotFoundView(
         </div>
     }
 }
+
+/// A 403: the thing exists but was not shared with the caller; says whom to ask.
+#[component]
+pub fn PermissionDenied(
+    /// Headline, e.g. "You don't have access to this experiment".
+    #[prop(into)]
+    title: String,
+    /// The error, whose `grantors` name who can grant access.
+    error: ApiError,
+) -> impl IntoView {
+    let ask = match error.grantors.len() {
+        0 => view! { <p class="state-hint">"Ask the experiment's owner or an administrator to share it with you."</p> }.into_any(),
+        _ => {
+            let names = error.grantors.into_iter().map(|g| view! { <li class="grantor">{g}</li> }).collect_view();
+            view! {
+                <p class="state-hint">"Ask one of these people to share it with you:"</p>
+                <ul class="grantors" aria-label="People who can grant access">{names}</ul>
+            }.into_any()
+        }
+    };
+    view! {
+        <div class="state state-denied" role="alert">
+            <div class="state-icon" aria-hidden="true">
+                <svg viewBox="0 0 24 24" width="40" height="40">
+                    <rect x="5" y="10.5" width="14" height="10" rx="2" fill="none" stroke="currentColor" stroke-width="1.8" />
+                    <path d="M8 10.5V8a4 4 0 0 1 8 0v2.5" fill="none" stroke="currentColor" stroke-width="1.8" />
+                </svg>
+            </div>
+            <h1 class="state-title">{title}</h1>
+            {ask}
+            <a class="button" href=AppRoute::Experiments.path()>"Back to experiments"</a>
+        </div>
+    }
+}

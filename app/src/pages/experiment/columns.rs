@@ -3,6 +3,9 @@
 
 use api_types as json;
 
+use super::colcode;
+use crate::query::Query;
+
 /// Default sort of the runs table.
 pub const DEFAULT_SORT: &str = "attributes.start_time DESC";
 
@@ -47,15 +50,6 @@ impl Column {
     }
 }
 
-/// Parses a comma-separated key list from the URL.
-pub fn parse_keys(s: &str) -> Vec<String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 /// Columns shown when the URL names none: the first few params and non-system metrics.
 pub fn default_columns(d: &json::ExperimentDetail) -> json::RunTableColumns {
     json::RunTableColumns {
@@ -71,7 +65,8 @@ pub fn default_columns(d: &json::ExperimentDetail) -> json::RunTableColumns {
     }
 }
 
-/// The columns for the URL values (`None` = key absent, use the default).
+/// The columns for the URL values (`None` = key absent, use the default; the values are
+/// [`colcode`] encoded).
 pub fn columns_from(
     d: &json::ExperimentDetail,
     params: Option<String>,
@@ -80,9 +75,36 @@ pub fn columns_from(
 ) -> json::RunTableColumns {
     let def = default_columns(d);
     json::RunTableColumns {
-        params: params.map(|s| parse_keys(&s)).unwrap_or(def.params),
-        metrics: metrics.map(|s| parse_keys(&s)).unwrap_or(def.metrics),
-        tags: tags.map(|s| parse_keys(&s)).unwrap_or(def.tags),
+        params: params
+            .and_then(|s| colcode::decode(&s, &d.param_keys))
+            .unwrap_or(def.params),
+        metrics: metrics
+            .and_then(|s| colcode::decode(&s, &d.metric_keys))
+            .unwrap_or(def.metrics),
+        tags: tags
+            .and_then(|s| colcode::decode(&s, &d.tag_keys))
+            .unwrap_or(def.tags),
+    }
+}
+
+/// Writes `cols` into the URL query: each group compactly, or not at all when it is the
+/// default choice.
+pub fn columns_to_query(q: &mut Query, d: &json::ExperimentDetail, cols: &json::RunTableColumns) {
+    let def = default_columns(d);
+    let same = |a: &[String], b: &[String]| {
+        let (mut a, mut b) = (a.to_vec(), b.to_vec());
+        a.sort();
+        b.sort();
+        a == b
+    };
+    let groups = [
+        ("params", &cols.params, &def.params, &d.param_keys),
+        ("metrics", &cols.metrics, &def.metrics, &d.metric_keys),
+        ("tags", &cols.tags, &def.tags, &d.tag_keys),
+    ];
+    for (key, chosen, default, all) in groups {
+        let value = (!same(chosen, default)).then(|| colcode::encode(chosen, all));
+        q.set(key, value);
     }
 }
 
@@ -131,5 +153,10 @@ mod tests {
             Some("t".into()),
         );
         assert_eq!((c.params.len(), c.metrics.len(), c.tags.len()), (0, 2, 1));
+        let mut q = Query::new();
+        columns_to_query(&mut q, &d, &c);
+        assert_eq!(q.encode(), "params=&metrics=x,y&tags=t");
+        columns_to_query(&mut q, &d, &columns_from(&d, None, None, None));
+        assert_eq!(q.encode(), "");
     }
 }

@@ -1,6 +1,7 @@
 //! `/experiments/:id`: the experiment's header and its runs table with filter, sort and
 //! column choice, all kept in the URL (`?filter=&sort=&params=&metrics=&tags=`).
 
+mod colcode;
 mod columns;
 mod runs_table;
 mod tree;
@@ -11,10 +12,11 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::{self, RunsQuery};
 use crate::components::columns_picker::ColumnsPicker;
-use crate::components::states::{EmptyState, ErrorView, Loading, NotFoundView};
+use crate::components::share::ShareButton;
+use crate::components::states::{EmptyState, ErrorView, Loading, NotFoundView, PermissionDenied};
 use crate::hooks::{use_query_state, QueryState};
 use crate::routes::AppRoute;
-use columns::{columns_from, DEFAULT_SORT};
+use columns::{columns_from, columns_to_query, DEFAULT_SORT};
 use runs_table::RunsTable;
 
 /// The experiment page.
@@ -31,6 +33,9 @@ pub fn ExperimentPage() -> impl IntoView {
                     Err(e) if api::is_not_found(&e) => view! {
                         <NotFoundView title="Experiment not found"
                             message="No experiment has this id. It may have been deleted, or the link may be wrong." />
+                    }.into_any(),
+                    Err(e) if api::is_permission_denied(&e) => view! {
+                        <PermissionDenied title="You don't have access to this experiment" error=e />
                     }.into_any(),
                     Err(e) => view! {
                         <ErrorView title="Could not load the experiment" error=e retry=Callback::new(move |_| detail.refetch()) />
@@ -109,13 +114,10 @@ fn ExperimentView(
         }
         _ => None,
     });
-    let on_columns = Callback::new(move |c: json::RunTableColumns| {
-        qs.update(|q| {
-            q.set("params", Some(c.params.join(",")));
-            q.set("metrics", Some(c.metrics.join(",")));
-            q.set("tags", Some(c.tags.join(",")));
-        })
-    });
+    let on_columns = {
+        let d = detail.clone();
+        Callback::new(move |c: json::RunTableColumns| qs.update(|q| columns_to_query(q, &d, &c)))
+    };
     let on_sort = Callback::new(move |clause: String| qs.set("sort", Some(clause)));
     view! {
         <nav class="breadcrumb"><a href=AppRoute::Experiments.path()>"Experiments"</a><span>"/"</span></nav>
@@ -125,6 +127,7 @@ fn ExperimentView(
                 <p class="subtitle">{format!("Experiment {} · {} runs", exp.id, exp.run_count)}</p>
                 {exp.description.clone().map(|d| view! { <p class="description">{d}</p> })}
             </div>
+            <ShareButton experiment_id=exp.id.clone() experiment_name=exp.name.clone() />
         </div>
         <div class="toolbar">
             <FilterBox qs=qs error=filter_error />

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::api;
-use crate::components::states::{ErrorView, Loading, NotFoundView};
+use crate::components::states::{ErrorView, Loading, NotFoundView, PermissionDenied};
 use crate::components::status_badge::StatusBadge;
 use crate::hooks::use_query_state;
 use crate::routes::AppRoute;
@@ -30,6 +30,9 @@ pub fn RunPage() -> impl IntoView {
                     Err(e) if api::is_not_found(&e) => view! {
                         <NotFoundView title="Run not found"
                             message="No run has this id. It may have been deleted, or the link may be wrong." />
+                    }.into_any(),
+                    Err(e) if api::is_permission_denied(&e) => view! {
+                        <PermissionDenied title="You don't have access to this experiment" error=e />
                     }.into_any(),
                     Err(e) => view! {
                         <ErrorView title="Could not load the run" error=e retry=Callback::new(move |_| run.refetch()) />

@@ -1,60 +1,9 @@
-//! The app's client of `/api/v1`: the only module that touches gloo-net. Every failure,
-//! network and decoding included, comes back as a [`json::ApiError`] a page can show.
+//! Tracking calls: experiments, runs tables, run details and metric series.
 
 use api_types as json;
-use gloo_net::http::{Request, Response};
-use serde::de::DeserializeOwned;
 
+use super::{get, ApiError};
 use crate::query::{encode_component, Query};
-
-/// Error type of every call; `Clone` so resources can hold it.
-pub type ApiError = json::ApiError;
-
-/// True when the error is the server's "no such thing" answer.
-pub fn is_not_found(e: &ApiError) -> bool {
-    e.code == "NOT_FOUND" || e.code == "RESOURCE_DOES_NOT_EXIST"
-}
-
-fn error(code: &str, message: impl Into<String>) -> ApiError {
-    ApiError {
-        code: code.to_owned(),
-        message: message.into(),
-        grantors: Vec::new(),
-    }
-}
-
-async fn decode_error(resp: Response) -> ApiError {
-    let status = resp.status();
-    match resp.json::<json::ApiError>().await {
-        Ok(e) => e,
-        Err(_) => {
-            let code = if status == 404 { "NOT_FOUND" } else { "HTTP" };
-            error(
-                code,
-                format!("The server answered HTTP {status} {}.", resp.status_text()),
-            )
-        }
-    }
-}
-
-/// GETs `url` and decodes its JSON body.
-async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
-    let resp = Request::get(url).send().await.map_err(|e| {
-        error(
-            "NETWORK",
-            format!("Could not reach the runlens server ({e}). Check that it is running."),
-        )
-    })?;
-    if !resp.ok() {
-        return Err(decode_error(resp).await);
-    }
-    resp.json::<T>().await.map_err(|e| {
-        error(
-            "DECODE",
-            format!("The server's answer could not be read: {e}"),
-        )
-    })
-}
 
 /// Parameters of the experiments list.
 #[derive(Debug, Clone, PartialEq, Default)]

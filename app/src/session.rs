@@ -1,0 +1,139 @@
+//! The signed-in user, as app-wide context: checked once at start (`GET /api/v1/session`),
+//! set by the sign-in page, cleared by sign-out or by any 401, which also sends the user to
+//! `/signin?next=<where they were>` so they come straight back after signing in.
+
+use api_types as json;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_navigate;
+use leptos_router::NavigateOptions;
+
+use crate::api::{self, ApiError};
+use crate::components::states::{ErrorView, Loading};
+use crate::routes::AppRoute;
+
+/// Where the session check stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionState {
+    /// The first check has not answered yet.
+    Checking,
+    /// Signed in as this user.
+    SignedIn(json::Me),
+    /// Nobody is signed in (or the session expired).
+    SignedOut,
+    /// The check itself failed (server unreachable).
+    Failed(ApiError),
+}
+
+/// Handle to the session context; `Copy`.
+#[derive(Clone, Copy)]
+pub struct Session {
+    state: RwSignal<SessionState>,
+}
+
+impl Session {
+    /// The current state (tracked).
+    pub fn state(&self) -> SessionState {
+        self.state.get()
+    }
+
+    /// The signed-in user, if any (tracked).
+    pub fn me(&self) -> Option<json::Me> {
+        self.state.with(|s| match s {
+            SessionState::SignedIn(me) => Some(me.clone()),
+            _ => None,
+        })
+    }
+
+    /// Records a successful sign-in; writes from now on carry its CSRF token.
+    pub fn signed_in(&self, me: json::Me) {
+        api::set_csrf_token(Some(me.csrf_token.clone()));
+        self.state.set(SessionState::SignedIn(me));
+    }
+
+    /// Records that nobody is signed in.
+    pub fn signed_out(&self) {
+        api::set_csrf_token(None);
+        self.state.set(SessionState::SignedOut);
+    }
+
+    /// Asks the server who is signed in.
+    pub fn check(&self) {
+        let this = *self;
+        spawn_local(async move {
+            match api::get_session().await {
+                Ok(me) => this.signed_in(me),
+                Err(e) if api::is_unauthenticated(&e) => this.signed_out(),
+                Err(e) => this.state.set(SessionState::Failed(e)),
+            }
+        });
+    }
+}
+
+/// The browser's current path and query, e.g. `/experiments/3?tab=metrics`.
+pub fn current_location() -> String {
+    let loc = window().location();
+    let path = loc.pathname().unwrap_or_else(|_| "/".into());
+    format!("{path}{}", loc.search().unwrap_or_default())
+}
+
+/// Link to the sign-in page that returns to where the user is now.
+pub fn sign_in_here() -> String {
+    AppRoute::SignIn {
+        next: current_location(),
+    }
+    .href()
+}
+
+/// Creates the session context, starts the first check and routes every 401 to the
+/// sign-in page. Call once, inside the `<Router>`.
+pub fn provide_session() -> Session {
+    let session = Session {
+        state: RwSignal::new(SessionState::Checking),
+    };
+    provide_context(session);
+    let navigate = use_navigate();
+    api::on_unauthenticated(move || {
+        session.signed_out();
+        if window().location().pathname().ok().as_deref() != Some(AppRoute::SIGN_IN) {
+            navigate(&sign_in_here(), NavigateOptions::default());
+        }
+    });
+    session.check();
+    session
+}
+
+/// The session context (panics outside [`provide_session`], a programming error).
+pub fn use_session() -> Session {
+    expect_context::<Session>()
+}
+
+/// Shows `children` only to a signed-in user; sends everyone else to sign in.
+#[component]
+pub fn RequireSession(
+    /// The protected page.
+    children: ChildrenFn,
+) -> impl IntoView {
+    let session = use_session();
+    // A memo, so re-confirming the same user does not re-mount the page.
+    let state = Memo::new(move |_| session.state());
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if state.get() == SessionState::SignedOut {
+            let opts = NavigateOptions {
+                replace: true,
+                ..Default::default()
+            };
+            navigate(&sign_in_here(), opts);
+        }
+    });
+    move || match state.get() {
+        SessionState::SignedIn(_) => children().into_any(),
+        SessionState::Failed(e) => view! {
+            <ErrorView title="Could not check who is signed in" error=e
+                retry=Callback::new(move |_| session.check()) />
+        }
+        .into_any(),
+        _ => view! { <Loading label="Checking your session…" /> }.into_any(),
+    }
+}
