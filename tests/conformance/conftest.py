@@ -2,16 +2,23 @@
 
 A session-wide ``runlens serve`` is started on a free loopback port with a temporary data
 directory, and the stock ``mlflow`` client is pointed at it through ``MLFLOW_TRACKING_URI``.
+runlens answers nothing without a credential, so the server starts with a random
+``RUNLENS_ADMIN_PASSWORD``; the suite then creates an API token for ``admin``
+(``POST /api/v1/tokens`` over HTTP basic) and hands it to the client as
+``MLFLOW_TRACKING_TOKEN``. Tests about identity and permissions (test_auth*.py) make their
+own users and tokens through the ``users`` fixture.
 
 Environment:
   RUNLENS_BIN                 the server binary (default: the newest of
                               target/{release,debug}/runlens, honouring CARGO_TARGET_DIR)
   CONFORMANCE_TRACKING_URI    run against an already running server instead (for example a
                               real `mlflow server`, to check that the suite encodes MLflow's
-                              own behaviour); tests that need to own the process are skipped
+                              own behaviour); tests that need to own the process, or
+                              runlens' authentication (marker ``auth``), are skipped
 """
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -27,6 +34,8 @@ os.environ.setdefault("MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL", "1")
 os.environ.pop("MLFLOW_RUN_ID", None)
 os.environ.pop("MLFLOW_EXPERIMENT_ID", None)
 os.environ.pop("MLFLOW_EXPERIMENT_NAME", None)
+for _cred in ("MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+    os.environ.pop(_cred, None)
 
 import mlflow  # noqa: E402
 import pytest  # noqa: E402
@@ -69,8 +78,15 @@ class Server:
         self.proc = None
         self.url = None
         self.log_path = data_dir.parent / "runlens.log"
+        # The administrator bootstrapped on first start (None against an external server).
+        self.admin_password = None
+        self.admin_token = None
+        # Raw HTTP as the administrator (the token's Bearer header once started).
+        self.http = requests.Session()
 
     def start(self, attempts: int = 3) -> None:
+        # Kept across restarts: the first start bootstraps `admin` with it.
+        self.admin_password = self.admin_password or "adm-" + secrets.token_urlsafe(18)
         for _ in range(attempts):
             port = free_port()
             self.url = f"http://127.0.0.1:{port}"
@@ -79,9 +95,12 @@ class Server:
                 [str(self.binary), "serve", "--addr", f"127.0.0.1:{port}",
                  "--data-dir", str(self.data_dir), "--dist", str(self.data_dir / "no-dist")],
                 stdout=log, stderr=subprocess.STDOUT,
-                env={**os.environ, "RUNLENS_LOG": os.environ.get("RUNLENS_LOG", "warn")},
+                env={**os.environ, "RUNLENS_LOG": os.environ.get("RUNLENS_LOG", "warn"),
+                     "RUNLENS_ADMIN_PASSWORD": self.admin_password},
             )
             if self._wait_healthy():
+                self.admin_token = self.create_token("admin", self.admin_password, "conformance")
+                self.http.headers["Authorization"] = f"Bearer {self.admin_token}"
                 return
             self.stop()
         raise RuntimeError(f"runlens did not start; log:\n{self.log_path.read_text()[-4000:]}")
@@ -99,6 +118,13 @@ class Server:
             time.sleep(0.1)
         return False
 
+    def create_token(self, username: str, password: str, name: str) -> str:
+        """A fresh API token for `username`, made through the app API over HTTP basic."""
+        r = requests.post(f"{self.url}/api/v1/tokens", json={"name": name},
+                          auth=(username, password), timeout=30)
+        assert r.status_code == 201, f"creating a token for {username}: {r.status_code} {r.text}"
+        return r.json()["token"]
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
@@ -110,13 +136,17 @@ class Server:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Against another server (say, MLflow itself), skip runlens' deliberate departures."""
+    """Against another server (say, MLflow itself), skip runlens' deliberate departures and
+    the tests of runlens' own authentication."""
     if not os.environ.get("CONFORMANCE_TRACKING_URI"):
         return
     skip = pytest.mark.skip(reason="runlens_only: deliberate departure from MLflow")
+    skip_auth = pytest.mark.skip(reason="auth: needs runlens' users and tokens")
     for item in items:
         if "runlens_only" in item.keywords:
             item.add_marker(skip)
+        if "auth" in item.keywords:
+            item.add_marker(skip_auth)
 
 
 @pytest.fixture(scope="session")
@@ -134,6 +164,7 @@ def server():
     srv = Server(find_binary(), tmp / "data")
     srv.start()
     os.environ["MLFLOW_TRACKING_URI"] = srv.url
+    os.environ["MLFLOW_TRACKING_TOKEN"] = srv.admin_token
     mlflow.set_tracking_uri(srv.url)
     try:
         yield srv
@@ -165,6 +196,22 @@ def _no_leaked_runs(server):
 def unique():
     """A short unique suffix, so tests never collide on names."""
     return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
+def make_user(server, unique):
+    """Factory: a new non-admin user (MLflow's users/create, as admin) with an API token.
+    `make_user("alice")` names it `alice-<unique>`, so tests never share accounts."""
+    from auth_helpers import Account
+
+    def make(prefix: str) -> Account:
+        name, password = f"{prefix}-{unique}", "pw-" + secrets.token_urlsafe(12)
+        r = server.http.post(f"{server.url}/api/2.0/mlflow/users/create",
+                             json={"username": name, "password": password}, timeout=30)
+        assert r.status_code == 200, r.text
+        return Account(name, password, server.create_token(name, password, "conformance"))
+
+    return make
 
 
 @pytest.fixture

@@ -15,11 +15,12 @@ from helpers import now_ms
 
 
 @pytest.mark.skipif(bool(os.environ.get("CONFORMANCE_TRACKING_URI")), reason="needs its own server process")
-def test_acknowledged_batches_survive_kill_9():
+def test_acknowledged_batches_survive_kill_9(monkeypatch):
     tmp = Path(tempfile.mkdtemp(prefix="runlens-durability-"))
     data = tmp / "data"
     srv = Server(find_binary(), data)
     srv.start()
+    monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", srv.admin_token)
     try:
         client = mlflow.MlflowClient(tracking_uri=srv.url)
         exp_id = client.create_experiment("/Workspace/Shared/durability")
@@ -34,6 +35,7 @@ def test_acknowledged_batches_survive_kill_9():
         srv.proc.wait()
 
         srv.start()
+        monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", srv.admin_token)
         client = mlflow.MlflowClient(tracking_uri=srv.url)
         run = client.get_run(run_id)
         assert run.info.run_name == "crash-me"

@@ -116,12 +116,10 @@ def test_long_param_value_and_key_limits(client, experiment):
 
 
 def test_ajax_api_mirror_serves_the_same_run(server, client, experiment):
-    import requests
-
     run_id = client.create_run(experiment).info.run_id
     client.log_param(run_id, "p", "v")
     for prefix in ("api", "ajax-api"):
-        r = requests.get(f"{server.url}/{prefix}/2.0/mlflow/runs/get", params={"run_id": run_id})
+        r = server.http.get(f"{server.url}/{prefix}/2.0/mlflow/runs/get", params={"run_id": run_id})
         assert r.status_code == 200
         params = r.json()["run"]["data"]["params"]
         assert params == [{"key": "p", "value": "v"}]

@@ -1,4 +1,5 @@
-"""The wire itself: JSON shapes, encodings, statuses and error bodies, as raw HTTP."""
+"""The wire itself: JSON shapes, encodings, statuses and error bodies, as raw HTTP (as the
+administrator: `server.http` carries its Bearer token)."""
 
 import pytest
 import requests
@@ -7,11 +8,11 @@ API = "/api/2.0/mlflow"
 
 
 def post(server, path, body=None, **kw):
-    return requests.post(f"{server.url}{API}/{path}", json=body, timeout=30, **kw)
+    return server.http.post(f"{server.url}{API}/{path}", json=body, timeout=30, **kw)
 
 
 def get(server, path, **params):
-    return requests.get(f"{server.url}{API}/{path}", params=params, timeout=30)
+    return server.http.get(f"{server.url}{API}/{path}", params=params, timeout=30)
 
 
 def assert_error(resp, status, code):
@@ -68,14 +69,14 @@ def test_experiment_json_shape(server, experiment):
 
 
 def test_malformed_json_is_400(server):
-    r = requests.post(f"{server.url}{API}/runs/create", data="{not json",
+    r = server.http.post(f"{server.url}{API}/runs/create", data="{not json",
                       headers={"Content-Type": "application/json"}, timeout=10)
     assert 400 <= r.status_code < 500
     assert r.json()["error_code"] in ("INVALID_PARAMETER_VALUE", "MALFORMED_REQUEST", "BAD_REQUEST")
 
 
 def test_wrong_content_type_is_400(server, experiment):
-    r = requests.post(f"{server.url}{API}/runs/create", data=f'{{"experiment_id":"{experiment}"}}',
+    r = server.http.post(f"{server.url}{API}/runs/create", data=f'{{"experiment_id":"{experiment}"}}',
                       headers={"Content-Type": "text/plain"}, timeout=10)
     assert_error(r, 400, "INVALID_PARAMETER_VALUE")
 
@@ -122,7 +123,7 @@ def test_search_max_results_bounds(server, experiment):
 
 def test_experiments_search_get_and_post(server, experiment):
     via_post = post(server, "experiments/search", {"max_results": 1000})
-    via_get = requests.get(f"{server.url}{API}/experiments/search", params={"max_results": 1000}, timeout=10)
+    via_get = server.http.get(f"{server.url}{API}/experiments/search", params={"max_results": 1000}, timeout=10)
     assert via_post.status_code == 200 and via_get.status_code == 200
     ids_post = {e["experiment_id"] for e in via_post.json()["experiments"]}
     ids_get = {e["experiment_id"] for e in via_get.json()["experiments"]}
@@ -134,7 +135,7 @@ def test_get_history_bulk_interval(server, experiment):
     metrics = [{"key": "s", "value": 100.0 if step == 777 else 1.0, "timestamp": 1, "step": step}
                for step in range(1000)]
     assert post(server, "runs/log-batch", {"run_id": run_id, "metrics": metrics}).status_code == 200
-    r = requests.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
+    r = server.http.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
                      params={"run_ids": run_id, "metric_key": "s", "max_results": 100}, timeout=10)
     assert r.status_code == 200, r.text
     points = r.json()["metrics"]
@@ -142,7 +143,7 @@ def test_get_history_bulk_interval(server, experiment):
     assert all(p["run_id"] == run_id and p["key"] == "s" for p in points)
     steps = [p["step"] for p in points]
     assert steps == sorted(steps) and steps[0] == 0 and steps[-1] == 999
-    r = requests.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
+    r = server.http.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
                      params={"run_ids": run_id, "metric_key": "s", "start_step": 100, "end_step": 199,
                              "max_results": 2500}, timeout=10)
     assert r.status_code == 200, r.text
@@ -155,7 +156,7 @@ def test_get_history_bulk_interval_keeps_the_spike(server, experiment):
     metrics = [{"key": "s", "value": 100.0 if step == 777 else 1.0, "timestamp": 1, "step": step}
                for step in range(1000)]
     assert post(server, "runs/log-batch", {"run_id": run_id, "metrics": metrics}).status_code == 200
-    r = requests.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
+    r = server.http.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
                      params={"run_ids": run_id, "metric_key": "s", "max_results": 100}, timeout=10)
     assert r.status_code == 200, r.text
     assert max(p["value"] for p in r.json()["metrics"]) == 100.0
