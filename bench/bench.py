@@ -44,10 +44,14 @@ def parse_args():
     return p.parse_args()
 
 
-def page_load(url: str, repeat: int) -> dict:
-    """Runs bench/page_load.mjs with Node; median time to first row and bytes."""
+def page_load(url: str, repeat: int, login: tuple[str, str] | None = None) -> dict:
+    """Runs bench/page_load.mjs with Node; median time to first row and bytes. With `login`
+    (username, password) each fresh browser context signs in before the clock starts."""
+    env = {**os.environ}
+    if login:
+        env.update(BENCH_USERNAME=login[0], BENCH_PASSWORD=login[1])
     proc = subprocess.run(["node", str(ROOT / "bench" / "page_load.mjs"), url, r"^bench-\d{4}$", str(repeat)],
-                          capture_output=True, text=True, timeout=1200)
+                          capture_output=True, text=True, timeout=1200, env=env)
     if proc.returncode != 0:
         return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["failed"]}
     raw = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -57,18 +61,24 @@ def page_load(url: str, repeat: int) -> dict:
 
 
 def bench_one(server, scale_runs: int, steps: int, args, page_url) -> dict:
+    # The stock client authenticates to runlens with the admin's token; MLflow runs open.
+    if server.token:
+        os.environ["MLFLOW_TRACKING_TOKEN"] = server.token
+    else:
+        os.environ.pop("MLFLOW_TRACKING_TOKEN", None)
     print(f"[bench] {server.name}: seeding {scale_runs} runs + {steps:,}-step metric", flush=True)
     result = {"seed": workloads.seed(server.url, scale_runs, steps)}
     seed = result["seed"]
     print(f"[bench] {server.name}: seeded in {seed['seed_seconds']:.1f} s; fetching the chart", flush=True)
     if server.name == "runlens":
-        result["chart"] = workloads.fetch_runlens(server.url, seed["big_run_id"], args.repeat)
+        result["chart"] = workloads.fetch_runlens(server.url, seed["big_run_id"], args.repeat, server.headers)
     else:
         result["chart"] = workloads.fetch_mlflow(server.url, seed["big_run_id"], args.repeat)
     result["full_history"] = workloads.fetch_full_history(server.url, seed["big_run_id"])
     if page_url is not None:
         print(f"[bench] {server.name}: loading the runs page", flush=True)
-        result["page"] = page_load(page_url(server.url, seed["experiment_id"]), args.page_repeat)
+        login = ("admin", server.admin_password) if server.admin_password else None
+        result["page"] = page_load(page_url(server.url, seed["experiment_id"]), args.page_repeat, login)
     return result
 
 

@@ -2,7 +2,9 @@
 // until the first run row shows; count the bytes transferred (CDP encodedDataLength: bodies
 // as sent on the wire plus headers) until the network has been idle for a moment.
 //
-// Usage: node bench/page_load.mjs URL ROW_TEXT_REGEX REPEAT
+// Usage: [BENCH_USERNAME=u BENCH_PASSWORD=p] node bench/page_load.mjs URL ROW_TEXT_REGEX REPEAT
+// With BENCH_USERNAME each fresh context first signs in (POST /api/v1/session, which sets
+// the session cookie) before the clock starts: runlens answers nothing anonymously.
 // Prints one JSON line: {"first_row_ms": [..], "bytes": [..], "requests": [..]}.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -25,6 +27,12 @@ const out = { first_row_ms: [], bytes: [], requests: [] };
 try {
   for (let i = 0; i < repeat; i++) {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    if (process.env.BENCH_USERNAME) {
+      const signIn = await context.request.post(new URL('/api/v1/session', url).toString(), {
+        data: { username: process.env.BENCH_USERNAME, password: process.env.BENCH_PASSWORD },
+      });
+      if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()} ${await signIn.text()}`);
+    }
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');

@@ -1,6 +1,7 @@
 """Start and stop the two servers under test: `runlens serve` and a real `mlflow server`."""
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -45,6 +46,9 @@ class Server:
         self.log_path = workdir / f"{name}.log"
         self.env = {**os.environ, **(env or {})}
         self.proc = None
+        # runlens only: the bootstrapped administrator and an API token for the client.
+        self.admin_password = self.env.get("RUNLENS_ADMIN_PASSWORD")
+        self.token = None
 
     def __enter__(self):
         log = open(self.log_path, "ab")
@@ -56,12 +60,26 @@ class Server:
                 break
             try:
                 if requests.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    if self.admin_password:
+                        self.token = self._create_token()
                     return self
             except requests.RequestException:
                 pass
             time.sleep(0.25)
         self.__exit__(None, None, None)
         raise RuntimeError(f"{self.name} did not start; log:\n{self.log_path.read_text()[-3000:]}")
+
+    def _create_token(self) -> str:
+        """An API token for `admin` (`POST /api/v1/tokens` over HTTP basic)."""
+        r = requests.post(f"{self.url}/api/v1/tokens", json={"name": "bench"},
+                          auth=("admin", self.admin_password), timeout=30)
+        r.raise_for_status()
+        return r.json()["token"]
+
+    @property
+    def headers(self) -> dict:
+        """HTTP headers that authenticate raw requests (none for an open server)."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def __exit__(self, *exc):
         if self.proc and self.proc.poll() is None:
@@ -78,13 +96,16 @@ class Server:
 
 
 def runlens(binary: Path, workdir: Path, dist: Path) -> Server:
+    """runlens with a fresh data dir; `admin`'s password is random, its token in `.token`."""
     port = free_port()
     argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(workdir / "runlens-data"),
             "--dist", str(dist)]
-    return Server("runlens", argv, port, workdir, env={"RUNLENS_LOG": "warn"})
+    env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": "bench-" + secrets.token_urlsafe(16)}
+    return Server("runlens", argv, port, workdir, env=env)
 
 
 def mlflow(exe: Path, workdir: Path) -> Server:
+    """A stock `mlflow server` without its auth app (how most teams run it)."""
     port = free_port()
     argv = [str(exe), "server", "--backend-store-uri", f"sqlite:///{workdir / 'mlflow.db'}",
             "--default-artifact-root", str(workdir / "mlflow-artifacts"),

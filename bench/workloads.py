@@ -64,13 +64,15 @@ def _has_spike(values) -> bool:
     return any(v == SPIKE_VALUE for v in values)
 
 
-def fetch_runlens(url: str, run_id: str, repeat: int) -> dict:
-    """Workload (2) on runlens: the app's own call for a 1000-px chart."""
+def fetch_runlens(url: str, run_id: str, repeat: int, headers: dict | None = None) -> dict:
+    """Workload (2) on runlens: the app's own call for a 1000-px chart (`headers` carry the
+    credential)."""
     def call():
-        r = requests.get(f"{url}/api/v1/runs/{run_id}/series", params={"key": BIG_KEY, "width": 1000}, timeout=600)
+        r = requests.get(f"{url}/api/v1/runs/{run_id}/series", params={"key": BIG_KEY, "width": 1000},
+                         headers=headers, timeout=600)
         r.raise_for_status()
         return r
-    requests.get(f"{url}/api/v1/runs/{run_id}/series", params={"key": BIG_KEY, "width": 1000}, timeout=600)
+    call()
     seconds, resp = _timed(call, repeat)
     body = resp.json()
     values = [float(p["value"]) for p in body["points"] if isinstance(p["value"], (int, float))]
