@@ -54,12 +54,18 @@ pub async fn get_access(experiment_id: String) -> Result<json::ExperimentAccess,
     get(&access_path(&experiment_id)).await
 }
 
-/// `PUT /api/v1/experiments/{id}/access`: grant or change a level (CAN_MANAGE only).
-pub async fn put_grant(
-    experiment_id: String,
-    req: json::GrantRequest,
-) -> Result<json::ExperimentAccess, ApiError> {
-    write(Method::PUT, &access_path(&experiment_id), &req).await
+/// `PUT /api/v1/experiments/{id}/access`: grant or change a level (CAN_MANAGE only;
+/// answers 204).
+pub async fn put_grant(experiment_id: String, req: json::GrantRequest) -> Result<(), ApiError> {
+    let body = Some(to_json(&req)?);
+    send(
+        Method::PUT,
+        &access_path(&experiment_id),
+        body,
+        On401::Redirect,
+    )
+    .await?;
+    Ok(())
 }
 
 /// `DELETE /api/v1/experiments/{id}/access?kind=&name=`: revoke a grant.

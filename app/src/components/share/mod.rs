@@ -18,6 +18,16 @@ use crate::components::states::Loading;
 use access_list::AccessList;
 use add_grant::AddGrant;
 
+/// The full URL of the current view (the router's `search` has no leading `?`).
+pub fn share_link(origin: &str, path: &str, search: &str) -> String {
+    let search = search.trim_start_matches('?');
+    if search.is_empty() {
+        format!("{origin}{path}")
+    } else {
+        format!("{origin}{path}?{search}")
+    }
+}
+
 /// "Share" button opening the dialog.
 #[component]
 pub fn ShareButton(
@@ -63,9 +73,9 @@ fn ShareDialog(
     let on_grant = Callback::new(move |req: json::GrantRequest| {
         spawn_local(async move {
             match api::put_grant(id.get_value(), req).await {
-                Ok(a) => {
+                Ok(()) => {
                     action_error.set(None);
-                    access.set(Some(Ok(a)));
+                    load();
                 }
                 Err(e) => action_error.set(Some(e.message)),
             }
@@ -91,11 +101,7 @@ fn ShareDialog(
     let location = use_location();
     let link = Signal::derive(move || {
         let origin = window().location().origin().unwrap_or_default();
-        format!(
-            "{origin}{}{}",
-            location.pathname.get(),
-            location.search.get()
-        )
+        share_link(&origin, &location.pathname.get(), &location.search.get())
     });
     view! {
         <div class="modal-backdrop" on:click=move |_| on_close.run(())>
@@ -124,5 +130,24 @@ fn ShareDialog(
                 </div>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_link;
+
+    #[test]
+    fn links_keep_the_query() {
+        let o = "http://h:1";
+        assert_eq!(
+            share_link(o, "/experiments/1", "tab=x"),
+            "http://h:1/experiments/1?tab=x"
+        );
+        assert_eq!(
+            share_link(o, "/experiments/1", "?tab=x"),
+            "http://h:1/experiments/1?tab=x"
+        );
+        assert_eq!(share_link(o, "/", ""), "http://h:1/");
     }
 }
