@@ -120,6 +120,9 @@ def render(r: dict) -> str:
         f"- runlens commit {m['runlens_commit']} (release build); MLflow server {m.get('mlflow_server', 'n/a')} "
         f"(`mlflow server`, SQLite backend, default workers); client mlflow-skinny {m['mlflow_client']}, "
         f"Python {m['python']}; {m['chromium']} (headless, via Playwright)",
+        "- Authentication: runlens runs with it on (the client sends an API token, every request "
+        "is checked against the experiment's grants; the page load signs in before the clock "
+        "starts); MLflow runs without its basic-auth app, as it does by default.",
         "",
         "Reproduce: `make bench` (full scale; MLflow's side takes the longest) or "
         "`make bench BENCH_ARGS='--scale 0.01'` for a smoke run. Raw numbers: `bench/results/`.",

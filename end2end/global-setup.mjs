@@ -2,6 +2,12 @@
 // seeds it through the stock mlflow client (seed.py), and hands the URL and the seeded ids
 // to the tests through the environment. Returns the teardown.
 //
+// Auth: before the first start, `runlens user add` creates the accounts of users.mjs and
+// `runlens token create` an API token for alice (seed.py logs with it as
+// MLFLOW_TRACKING_TOKEN, so alice owns the seeded experiments); the server bootstraps
+// `admin` from RUNLENS_ADMIN_PASSWORD. It serves with --embed-origin so the security
+// checks can see the framing rule of /embed/ pages.
+//
 // Environment: RUNLENS_BIN (default ../target/release/runlens), RUNLENS_DIST (default ../dist),
 // RUNLENS_PYTHON (default ../.venv/bin/python).
 import { spawn, execFileSync } from 'node:child_process';
@@ -10,6 +16,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADMIN, USERS } from './users.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -41,6 +48,27 @@ async function waitHealthy(url, proc, timeoutMs) {
   return false;
 }
 
+/** Origin allowed to frame /embed/ pages (checked by security.spec.mjs). */
+const EMBED_ORIGIN = 'https://notebooks.example.com';
+
+/** Runs the runlens CLI on the data dir; returns its stdout. */
+function cli(bin, dataDir, args, input) {
+  return execFileSync(bin, ['--data-dir', dataDir, ...args], {
+    input,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, RUNLENS_LOG: 'warn' },
+  });
+}
+
+/** Creates the test accounts and alice's seeding token; returns the token. */
+function createAccounts(bin, dataDir) {
+  for (const u of Object.values(USERS)) {
+    cli(bin, dataDir, ['user', 'add', u.username, '--password-stdin'], `${u.password}\n`);
+  }
+  return cli(bin, dataDir, ['token', 'create', '--user', 'alice', '--name', 'e2e-seed']).trim();
+}
+
 export default async function globalSetup() {
   const bin = process.env.RUNLENS_BIN || path.join(targetDir, 'release', 'runlens');
   const dist = process.env.RUNLENS_DIST || path.join(root, 'dist');
@@ -51,11 +79,20 @@ export default async function globalSetup() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'runlens-e2e-'));
   const logPath = path.join(tmp, 'runlens.log');
   const log = fs.openSync(logPath, 'a');
+  const dataDir = path.join(tmp, 'data');
+  let aliceToken;
+  try {
+    aliceToken = createAccounts(bin, dataDir);
+  } catch (e) {
+    throw new Error(`creating the test accounts failed: ${e.message}\n${e.stderr || ''}`);
+  }
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', path.join(tmp, 'data'), '--dist', dist], {
+  const args = ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--dist', dist, '--embed-origin', EMBED_ORIGIN];
+  const proc = spawn(bin, args, {
     stdio: ['ignore', log, log],
-    env: { ...process.env, RUNLENS_LOG: process.env.RUNLENS_LOG || 'warn' },
+    // info, so the check that no secret reaches the log has a log to read.
+    env: { ...process.env, RUNLENS_LOG: process.env.RUNLENS_LOG || 'info', RUNLENS_ADMIN_PASSWORD: ADMIN.password },
   });
   const stop = async () => {
     if (proc.exitCode === null) {
@@ -72,7 +109,7 @@ export default async function globalSetup() {
   let seed;
   try {
     const out = execFileSync(python, [path.join(here, 'seed.py')], {
-      env: { ...process.env, MLFLOW_TRACKING_URI: url, MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0' },
+      env: { ...process.env, MLFLOW_TRACKING_URI: url, MLFLOW_TRACKING_TOKEN: aliceToken, MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0' },
       encoding: 'utf8',
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -83,6 +120,9 @@ export default async function globalSetup() {
   }
   process.env.RUNLENS_E2E_URL = url;
   process.env.RUNLENS_E2E_SEED = JSON.stringify(seed);
+  process.env.RUNLENS_E2E_LOG = logPath;
+  process.env.RUNLENS_E2E_EMBED_ORIGIN = EMBED_ORIGIN;
+  process.env.RUNLENS_E2E_SECRET_TOKENS = JSON.stringify([aliceToken]);
   return async () => {
     await stop();
     fs.rmSync(tmp, { recursive: true, force: true });

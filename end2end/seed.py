@@ -1,7 +1,9 @@
 """Seeds a runlens server for the browser tests, through the stock mlflow client.
 
-Usage: MLFLOW_TRACKING_URI=http://127.0.0.1:PORT python seed.py
-Prints one JSON object: {"experiment_id", "experiment_name", "runs": {name: run_id}}.
+Usage: MLFLOW_TRACKING_URI=http://127.0.0.1:PORT MLFLOW_TRACKING_TOKEN=<alice's token> python seed.py
+Prints one JSON object: {"experiment_id", "experiment_name", "runs": {name: run_id},
+"share": {"experiment_id", "experiment_name", "runs": {name: run_id}}}. The experiments
+belong to the token's user (alice): /Users/alice/... is private to her until shared.
 """
 
 import json
@@ -11,7 +13,8 @@ import time
 import mlflow
 from mlflow.entities import Metric, Param
 
-EXPERIMENT = "/Users/alice@example.com/e2e-demo"
+EXPERIMENT = "/Users/alice/e2e-demo"
+SHARE_EXPERIMENT = "/Users/alice/e2e-share"
 SPIKE_STEP = 12_345
 STEPS = 20_000
 
@@ -58,7 +61,22 @@ def main() -> None:
     client.set_terminated(spiky.info.run_id, "FINISHED", end_time=t0 + 5000 + STEPS * 10)
     runs["spiky-run"] = spiky.info.run_id
 
-    print(json.dumps({"experiment_id": exp_id, "experiment_name": EXPERIMENT, "runs": runs}))
+    share = seed_share(client, t0)
+    print(json.dumps({"experiment_id": exp_id, "experiment_name": EXPERIMENT, "runs": runs, "share": share}))
+
+
+def seed_share(client, t0):
+    """alice's experiment for the sharing test: three runs, two metrics each."""
+    exp_id = client.create_experiment(SHARE_EXPERIMENT)
+    runs = {}
+    for i, lr in enumerate(["0.1", "0.01", "0.001"]):
+        r = client.create_run(exp_id, run_name=f"share-lr-{lr}", start_time=t0 + i * 1000)
+        client.log_batch(r.info.run_id, params=[Param("lr", lr), Param("optimizer", "adamw")])
+        log_curve(client, r.info.run_id, "loss", 300, lambda s, k=i: 2.0 * math.exp(-s / (50 + 20 * k)) + 0.1, t0)
+        log_curve(client, r.info.run_id, "accuracy", 300, lambda s, k=i: 1 - math.exp(-s / (40 + 10 * k)), t0)
+        client.set_terminated(r.info.run_id, "FINISHED", end_time=t0 + i * 1000 + 60_000)
+        runs[f"share-lr-{lr}"] = r.info.run_id
+    return {"experiment_id": exp_id, "experiment_name": SHARE_EXPERIMENT, "runs": runs}
 
 
 if __name__ == "__main__":
