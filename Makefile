@@ -11,6 +11,8 @@ export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 help:
 	@echo "make run          install missing tools, build app + server (release), serve on http://$(ADDR) with demo data"
+	@echo "                  (sign in as alice / alice-demo-pw, bob / bob-demo-pw or carol / carol-demo-pw; admin's"
+	@echo "                  password is RUNLENS_ADMIN_PASSWORD, or printed once on the first start)"
 	@echo "make test         fmt, clippy (native + wasm32), cargo tests, app build, conformance, end-to-end"
 	@echo "make conformance  the pytest suite driving the stock mlflow client against runlens"
 	@echo "make conformance-mlflow  the same suite against a real mlflow server (checks the suite itself)"

@@ -41,6 +41,8 @@ import mlflow  # noqa: E402
 import pytest  # noqa: E402
 import requests  # noqa: E402
 
+from auth_helpers import Account  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -202,8 +204,6 @@ def unique():
 def make_user(server, unique):
     """Factory: a new non-admin user (MLflow's users/create, as admin) with an API token.
     `make_user("alice")` names it `alice-<unique>`, so tests never share accounts."""
-    from auth_helpers import Account
-
     def make(prefix: str) -> Account:
         name, password = f"{prefix}-{unique}", "pw-" + secrets.token_urlsafe(12)
         r = server.http.post(f"{server.url}/api/2.0/mlflow/users/create",

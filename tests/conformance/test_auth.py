@@ -5,6 +5,7 @@ import time
 
 import mlflow
 import pytest
+import requests
 from mlflow.exceptions import MlflowException
 
 from auth_helpers import as_user, credentials
@@ -93,8 +94,6 @@ def test_bad_credentials_are_unauthenticated(server, make_user, monkeypatch, how
 
 
 def test_401_bodies_in_both_dialects(server):
-    import requests
-
     mlflow_401 = requests.get(f"{server.url}/api/2.0/mlflow/experiments/search", timeout=10)
     assert mlflow_401.status_code == 401
     assert mlflow_401.json()["error_code"] == "UNAUTHENTICATED"
