@@ -1,9 +1,11 @@
 //! Security headers on every response: a Content-Security-Policy that lets the wasm app
-//! run (its inline scripts allowed by hash, computed from `dist/index.html` at start-up),
+//! run (its inline scripts allowed by hash, from `dist/index.html`, recomputed when it changes),
 //! no MIME sniffing, same-origin referrers, and no framing except under `/embed/`, which
 //! the configured embed origin may frame.
 
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue};
@@ -15,17 +17,65 @@ use sha2::{Digest, Sha256};
 /// Paths under this prefix may be framed by the embed origin (the GPU panel embed).
 pub const EMBED_PREFIX: &str = "/embed/";
 
-/// The header values, computed once.
+/// The header values for one version of `index.html`.
 #[derive(Debug, Clone)]
-pub struct SecurityHeaders {
+struct Policies {
     csp: HeaderValue,
     embed_csp: HeaderValue,
 }
 
+/// The security headers. The CSP allows `index.html`'s inline scripts by hash; when the
+/// file changes on disk (Trunk rebuilt the app under a running server) the hashes are
+/// computed again, so a rebuild never leaves the app blocked by a stale policy.
+#[derive(Debug)]
+pub struct SecurityHeaders {
+    index_path: Option<PathBuf>,
+    embed_origin: Option<String>,
+    cached: RwLock<(Option<SystemTime>, Policies)>,
+}
+
 impl SecurityHeaders {
-    /// Headers for an app whose `index.html` is `index_html` (`None`: APIs only);
+    /// Headers for the app whose `index.html` is at `index_path` (`None`: APIs only);
     /// `embed_origin` may frame `/embed/...` (none when `None`).
-    pub fn new(index_html: Option<&str>, embed_origin: Option<&str>) -> Self {
+    pub fn new(index_path: Option<PathBuf>, embed_origin: Option<&str>) -> Self {
+        let mtime = index_path.as_deref().and_then(modified);
+        let html = index_path
+            .as_deref()
+            .and_then(|p| std::fs::read_to_string(p).ok());
+        let policies = Policies::new(html.as_deref(), embed_origin);
+        SecurityHeaders {
+            index_path,
+            embed_origin: embed_origin.map(str::to_owned),
+            cached: RwLock::new((mtime, policies)),
+        }
+    }
+
+    /// The policies for the current `index.html`, recomputed if it changed.
+    fn current(&self) -> Policies {
+        let mtime = self.index_path.as_deref().and_then(modified);
+        if let Ok(c) = self.cached.read() {
+            if c.0 == mtime {
+                return c.1.clone();
+            }
+        }
+        let html = self
+            .index_path
+            .as_deref()
+            .and_then(|p| std::fs::read_to_string(p).ok());
+        let policies = Policies::new(html.as_deref(), self.embed_origin.as_deref());
+        if let Ok(mut c) = self.cached.write() {
+            *c = (mtime, policies.clone());
+        }
+        policies
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+impl Policies {
+    fn new(index_html: Option<&str>, embed_origin: Option<&str>) -> Self {
         let hashes: String = index_html
             .map(inline_script_hashes)
             .unwrap_or_default()
@@ -42,7 +92,7 @@ impl SecurityHeaders {
             HeaderValue::from_str(&s)
                 .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"))
         };
-        SecurityHeaders {
+        Policies {
             csp: value(format!("{base}; frame-ancestors 'none'")),
             embed_csp: value(format!("{base}; frame-ancestors {embed}")),
         }
@@ -96,11 +146,13 @@ pub async fn add_security_headers(
     let embed = req.uri().path().starts_with(EMBED_PREFIX);
     let mut resp = next.run(req).await;
     let headers = resp.headers_mut();
-    let csp = if embed { &h.embed_csp } else { &h.csp };
-    headers.insert(
-        HeaderName::from_static("content-security-policy"),
-        csp.clone(),
-    );
+    let policies = h.current();
+    let csp = if embed {
+        policies.embed_csp
+    } else {
+        policies.csp
+    };
+    headers.insert(HeaderName::from_static("content-security-policy"), csp);
     headers.insert(
         HeaderName::from_static("x-content-type-options"),
         HeaderValue::from_static("nosniff"),
@@ -134,7 +186,7 @@ mod tests {
 
     #[test]
     fn embed_origin_only_on_embed_csp() {
-        let h = SecurityHeaders::new(Some("<script>x</script>"), Some("https://nb.example.com"));
+        let h = Policies::new(Some("<script>x</script>"), Some("https://nb.example.com"));
         let csp = h.csp.to_str().unwrap();
         assert!(csp.contains("frame-ancestors 'none'") && csp.contains("'sha256-"));
         assert!(h
@@ -142,5 +194,32 @@ mod tests {
             .to_str()
             .unwrap()
             .contains("frame-ancestors https://nb.example.com"));
+    }
+}
+
+#[cfg(test)]
+mod rebuild_tests {
+    use super::*;
+
+    #[test]
+    fn policy_follows_a_rebuilt_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index.html");
+        std::fs::write(&index, "<script>one()</script>").unwrap();
+        let h = SecurityHeaders::new(Some(index.clone()), None);
+        let first = h.current().csp;
+        // A later mtime, as a rebuild gives.
+        std::fs::write(&index, "<script>two()</script>").unwrap();
+        let later = SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let second = h.current().csp;
+        assert_ne!(first, second);
+        let expect = inline_script_hashes("<script>two()</script>").remove(0);
+        assert!(second.to_str().unwrap().contains(&expect));
     }
 }

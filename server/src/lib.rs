@@ -19,6 +19,7 @@ use std::sync::Arc;
 use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use axum::Router;
+use tower_http::compression::CompressionLayer;
 
 pub use error::Error;
 pub use store::Store;
@@ -62,7 +63,7 @@ pub struct StaticConfig {
 
 /// The whole router: both API dialects, health, and the app; every `/api/` and
 /// `/ajax-api/` route behind the authentication layer, every response with the security
-/// headers.
+/// headers and compressed when the client accepts gzip.
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
     let mlflow = mlflow::routes().merge(auth::mlflow_users::routes());
     let api = Router::new()
@@ -74,15 +75,15 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         .route("/health", get(|| async { "OK" }))
         .route("/version", get(|| async { env!("CARGO_PKG_VERSION") }))
         .with_state(state.clone());
-    let index = statics
-        .dist_dir
-        .as_ref()
-        .and_then(|d| std::fs::read_to_string(d.join("index.html")).ok());
+    let index = statics.dist_dir.as_ref().map(|d| d.join("index.html"));
     let security = Arc::new(headers::SecurityHeaders::new(
-        index.as_deref(),
+        index,
         statics.embed_origin.as_deref(),
     ));
     spa::with_app(api, statics)
         .layer(from_fn_with_state(state, auth::middleware::authenticate))
         .layer(from_fn_with_state(security, headers::add_security_headers))
+        // gzip for the wasm bundle and JSON (the runs page and series are mostly numbers);
+        // tower-http skips tiny bodies, images and event streams by default.
+        .layer(CompressionLayer::new())
 }
