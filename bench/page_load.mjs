@@ -3,7 +3,8 @@
 // as sent on the wire plus headers) until the network has been idle for a moment.
 //
 // Usage: node bench/page_load.mjs URL ROW_TEXT_REGEX REPEAT
-// Prints one JSON line: {"first_row_ms": [..], "bytes": [..], "requests": [..]}.
+// Prints one JSON line: {"first_row_ms": [..], "bytes": [..], "requests": [..], "compressed": [..]}
+// (compressed = responses that carried a Content-Encoding).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,7 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
-const out = { first_row_ms: [], bytes: [], requests: [] };
+const out = { first_row_ms: [], bytes: [], requests: [], compressed: [] };
 try {
   for (let i = 0; i < repeat; i++) {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -31,8 +32,13 @@ try {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     let bytes = 0;
     let requests = 0;
+    let compressed = 0;
     let lastActivity = Date.now();
     cdp.on('Network.requestWillBeSent', () => { requests++; lastActivity = Date.now(); });
+    cdp.on('Network.responseReceived', (e) => {
+      const h = Object.fromEntries(Object.entries(e.response.headers || {}).map(([k, v]) => [k.toLowerCase(), v]));
+      if (h['content-encoding']) compressed++;
+    });
     cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; lastActivity = Date.now(); });
     cdp.on('Network.dataReceived', () => { lastActivity = Date.now(); });
 
@@ -47,6 +53,7 @@ try {
     }
     out.bytes.push(bytes);
     out.requests.push(requests);
+    out.compressed.push(compressed);
     await context.close();
   }
 } finally {
