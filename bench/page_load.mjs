@@ -5,7 +5,8 @@
 // Usage: [BENCH_USERNAME=u BENCH_PASSWORD=p] node bench/page_load.mjs URL ROW_TEXT_REGEX REPEAT
 // With BENCH_USERNAME each fresh context first signs in (POST /api/v1/session, which sets
 // the session cookie) before the clock starts: runlens answers nothing anonymously.
-// Prints one JSON line: {"first_row_ms": [..], "bytes": [..], "requests": [..]}.
+// Prints one JSON line: {"first_row_ms": [..], "bytes": [..], "requests": [..], "compressed": [..]}
+// (compressed = responses that carried a Content-Encoding).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,7 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
-const out = { first_row_ms: [], bytes: [], requests: [] };
+const out = { first_row_ms: [], bytes: [], requests: [], compressed: [] };
 try {
   for (let i = 0; i < repeat; i++) {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -39,8 +40,13 @@ try {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     let bytes = 0;
     let requests = 0;
+    let compressed = 0;
     let lastActivity = Date.now();
     cdp.on('Network.requestWillBeSent', () => { requests++; lastActivity = Date.now(); });
+    cdp.on('Network.responseReceived', (e) => {
+      const h = Object.fromEntries(Object.entries(e.response.headers || {}).map(([k, v]) => [k.toLowerCase(), v]));
+      if (h['content-encoding']) compressed++;
+    });
     cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; lastActivity = Date.now(); });
     cdp.on('Network.dataReceived', () => { lastActivity = Date.now(); });
 
@@ -55,6 +61,7 @@ try {
     }
     out.bytes.push(bytes);
     out.requests.push(requests);
+    out.compressed.push(compressed);
     await context.close();
   }
 } finally {

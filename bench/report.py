@@ -72,7 +72,7 @@ def render(r: dict) -> str:
     ms = lambda v: None if v is None else v / 1000  # noqa: E731
     rows = [
         ("(1) seed: runs with params and metrics", _get(rl, "seed", "runs_seconds"), _get(mf, "seed", "runs_seconds"), _s),
-        ("(1) seed: the long metric (log_batch x1000)", _get(rl, "seed", "big_metric_seconds"), _get(mf, "seed", "big_metric_seconds"), _s),
+        ("(1) seed: the long metric (log_batch, 1000 points a call)", _get(rl, "seed", "big_metric_seconds"), _get(mf, "seed", "big_metric_seconds"), _s),
         ("(1) seed: total", _get(rl, "seed", "seed_seconds"), _get(mf, "seed", "seed_seconds"), _s),
         ("(2) chart fetch, 1000 px (runlens series vs MLflow UI's 320-point sample)", _get(rl, "chart", "chart_seconds"), _get(mf, "chart", "interval_320", "seconds"), _s),
         ("(2) chart fetch vs MLflow's 2500-point sample (its maximum)", _get(rl, "chart", "chart_seconds"), _get(mf, "chart", "interval_2500", "seconds"), _s),
@@ -114,6 +114,15 @@ def render(r: dict) -> str:
         f"- runlens: {_page(rl)}",
         f"- MLflow: {_page(mf)}",
         "",
+        "## Notes",
+        "",
+        "- Seeding times include the client's own work (building and JSON-encoding the protobuf "
+        "messages in Python), which is the same for both servers and bounds the ratio from below.",
+        "- The machine is shared: other builds may have run during the measurement, so treat "
+        "small differences as noise; ratios come from the same run.",
+        "- Bytes are as sent on the wire (Chromium's `encodedDataLength`, headers included), with "
+        "the browser cache disabled, counted until the network has been idle for 1.5 s.",
+        "",
         "## Machine",
         "",
         f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory_gib']} GiB; {m['os']}, kernel {m['kernel']}",
@@ -139,8 +148,10 @@ def _page(side: dict) -> str:
         return f"failed: {' '.join(page['error'])}"
     raw = page["raw"]
     join = lambda xs: ", ".join(f"{x:,}" for x in xs)  # noqa: E731
+    compressed = raw.get("compressed")
+    enc = f", {compressed[0]} of them compressed (Content-Encoding)" if compressed else ""
     return (f"first row after {join(raw['first_row_ms'])} ms (each cold load), "
-            f"{page['requests']} requests, bytes per load {join(raw['bytes'])}")
+            f"{page['requests']} requests{enc}, bytes per load {join(raw['bytes'])}")
 
 
 def _targets(rl: dict, mf: dict, ms) -> list[str]:

@@ -65,7 +65,14 @@ fi
 REQ=tests/conformance/requirements.txt
 if [ ! -x .venv/bin/python ] || ! cmp -s "$REQ" .venv/.runlens-requirements; then
     say "preparing .venv from $REQ"
-    [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+    if [ ! -x .venv/bin/python ] && ! "$PYTHON" -m venv .venv; then
+        # Debian's python3 needs python3-venv for ensurepip.
+        rm -rf .venv
+        SUDO=""
+        if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+        $SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y python3-venv
+        "$PYTHON" -m venv .venv
+    fi
     .venv/bin/pip install --quiet --disable-pip-version-check -r "$REQ"
     cp "$REQ" .venv/.runlens-requirements
 fi
