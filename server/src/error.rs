@@ -130,9 +130,16 @@ impl<E: Into<Error>> From<E> for MlflowError {
 impl IntoResponse for MlflowError {
     fn into_response(self) -> Response {
         self.0.log();
+        // MLflow clients only show `message`, so a denial names whom to ask right there.
+        let message = match &self.0 {
+            Error::PermissionDenied { message, grantors } if !grantors.is_empty() => {
+                format!("{message} Ask {} for access.", grantors.join(" or "))
+            }
+            other => other.to_string(),
+        };
         let body = serde_json::json!({
             "error_code": self.0.mlflow_code(),
-            "message": self.0.to_string(),
+            "message": message,
         });
         (self.0.status(), Json(body)).into_response()
     }

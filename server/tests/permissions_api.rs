@@ -117,6 +117,20 @@ async fn refusals_name_grantors_and_creation_respects_user_folders() {
         (403, Some("PERMISSION_DENIED")),
         "{v}"
     );
+    // The MLflow dialect has no `grantors` field, so its message names them.
+    let (s, v) = app
+        .call(
+            &bob,
+            "GET",
+            &format!("/api/2.0/mlflow/experiments/get?experiment_id={id}"),
+            None,
+        )
+        .await;
+    assert_eq!(s, 403);
+    assert_eq!(
+        v["message"],
+        "You don't have access to this experiment. Ask alice or root for access."
+    );
 }
 
 #[tokio::test]

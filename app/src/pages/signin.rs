@@ -3,7 +3,7 @@
 
 use api_types as json;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::hooks::{use_location, use_navigate};
 use leptos_router::NavigateOptions;
 
 use crate::api::{self, ApiError};
@@ -30,9 +30,12 @@ fn failure_text(e: &ApiError) -> String {
 #[component]
 pub fn SignIn() -> impl IntoView {
     let session = use_session();
-    let query = use_query_map();
+    // Parse the raw query ourselves: leptos_router's query map decodes values a second
+    // time, which corrupts `&`, `=` and `+` inside a shared link's own query.
+    let search = use_location().search;
     let next = Memo::new(move |_| {
-        query.with(|q| safe_next(&q.get("next").unwrap_or_default()).to_owned())
+        let query = crate::query::Query::parse(&search.get());
+        safe_next(query.get("next").unwrap_or_default()).to_owned()
     });
     let username = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());

@@ -37,7 +37,13 @@ pub fn resolve(
             by_token(conn, &secret, Some(&username), AuthMethod::Basic, now_ms)
         }
         Credential::Basic { username, secret } => {
-            let user_id = check_password(conn, auth, &username, &secret, addr)?;
+            // A locked-out program gets 401, not 429: the mlflow client retries 429 with
+            // back-off for minutes, while 401 fails at once with the lockout message.
+            let user_id =
+                check_password(conn, auth, &username, &secret, addr).map_err(|e| match e {
+                    Error::TooManyRequests(message) => Error::Unauthenticated(message),
+                    other => other,
+                })?;
             plain(load_caller(conn, user_id, AuthMethod::Basic)?)
         }
         Credential::Session(id, proxy) => match sessions::resolve_session(conn, &id, now_ms)? {
