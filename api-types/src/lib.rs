@@ -5,6 +5,7 @@ mod auth;
 mod error;
 mod experiments;
 mod metrics;
+mod query;
 mod runs;
 mod value;
 
@@ -12,8 +13,11 @@ pub use auth::{
     CreatedToken, ExperimentAccess, Grant, GrantRequest, Level, LoginRequest, Me, NewToken,
     Principal, PrincipalKind, TokenInfo,
 };
-pub use error::ApiError;
+pub use error::{ApiError, ErrorCode};
 pub use experiments::{ExperimentDetail, ExperimentList, ExperimentSort, ExperimentSummary};
 pub use metrics::{MetricSeries, SeriesPoint, XAxis};
+pub use query::{
+    ExperimentListQuery, PrincipalQuery, RevokeQuery, RunTableQuery, RunView, SeriesQuery,
+};
 pub use runs::{KeyValue, LatestMetric, RunDetail, RunRef, RunRow, RunTable, RunTableColumns};
 pub use value::F64;

@@ -84,32 +84,63 @@ impl Error {
     }
 }
 
+/// SQLite's answers to a statement beyond its limits (too many terms, variables, joins):
+/// the request was too large, not the server broken. Requests are validated against
+/// smaller limits first; this is the safety net.
+const SQLITE_LIMIT_MESSAGES: [&str; 7] = [
+    "Expression tree is too large",
+    "too many SQL variables",
+    "at most 64 tables in a join",
+    "too many terms in compound SELECT",
+    "parser stack overflow",
+    "string or blob too big",
+    "LIKE or GLOB pattern too complex",
+];
+
 impl From<rusqlite::Error> for Error {
+    /// Never carries the statement's text (it can be long, and the log is no place for
+    /// what a request put into it): the SQLite error and its message, shortened.
     fn from(e: rusqlite::Error) -> Self {
-        Error::Internal(format!("database: {e}"))
+        let text = match &e {
+            rusqlite::Error::SqlInputError { error, msg, .. } => format!("{error}: {msg}"),
+            other => other.to_string(),
+        };
+        if SQLITE_LIMIT_MESSAGES.iter().any(|m| text.contains(m)) {
+            return Error::InvalidParameter(
+                "The request is too large or complex for one query: narrow the filter, \
+                 order_by or id list."
+                    .into(),
+            );
+        }
+        let mut text = text;
+        if let Some((cut, _)) = text.char_indices().nth(300) {
+            text.truncate(cut);
+        }
+        Error::Internal(format!("database: {text}"))
     }
 }
 
 /// Renders an [`Error`] in the app API's shape (`api_types::ApiError`).
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
+        use api_types::ErrorCode;
         self.log();
         let code = match &self {
-            Error::InvalidParameter(_) | Error::InvalidState(_) => "INVALID_PARAMETER",
-            Error::BadRequest(_) => "BAD_REQUEST",
-            Error::NotFound(_) => "NOT_FOUND",
-            Error::AlreadyExists(_) => "ALREADY_EXISTS",
-            Error::Unauthenticated(_) => "UNAUTHENTICATED",
-            Error::PermissionDenied { .. } => "PERMISSION_DENIED",
-            Error::TooManyRequests(_) => "TOO_MANY_REQUESTS",
-            Error::Internal(_) => "INTERNAL",
+            Error::InvalidParameter(_) | Error::InvalidState(_) => ErrorCode::InvalidParameter,
+            Error::BadRequest(_) => ErrorCode::BadRequest,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::AlreadyExists(_) => ErrorCode::AlreadyExists,
+            Error::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            Error::PermissionDenied { .. } => ErrorCode::PermissionDenied,
+            Error::TooManyRequests(_) => ErrorCode::TooManyRequests,
+            Error::Internal(_) => ErrorCode::Internal,
         };
         let grantors = match &self {
             Error::PermissionDenied { grantors, .. } => grantors.clone(),
             _ => Vec::new(),
         };
         let body = api_types::ApiError {
-            code: code.to_string(),
+            code,
             message: self.to_string(),
             grantors,
         };

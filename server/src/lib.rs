@@ -1,25 +1,29 @@
 //! runlens server: the MLflow tracking REST dialect, the app's JSON API, and the built app
 //! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
 
+pub mod app_api;
 pub mod auth;
 pub mod demo;
 pub mod error;
 pub mod headers;
 pub mod mlflow;
 pub mod permissions;
+pub mod routes;
+pub mod serve;
 pub mod spa;
 pub mod store;
 pub mod tracking;
 pub mod util;
-pub mod v1;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use axum::middleware::from_fn_with_state;
-use axum::routing::get;
 use axum::Router;
 use tower_http::compression::CompressionLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub use error::Error;
 pub use store::Store;
@@ -61,27 +65,31 @@ pub struct StaticConfig {
     pub embed_origin: Option<String>,
 }
 
-/// The whole router: both API dialects, health, and the app; every `/api/` and
-/// `/ajax-api/` route behind the authentication layer, every response with the security
-/// headers and compressed when the client accepts gzip.
+/// Every dialect of the server, in mounting order: the route table.
+pub fn dialects() -> Vec<routes::Dialect> {
+    vec![
+        mlflow::dialect(),
+        mlflow::dialect_v3(),
+        app_api::dialect(),
+        routes::root_dialect(),
+    ]
+}
+
+/// How long a client may take to send a request body once its headers have arrived.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The whole router: the route table of every dialect (each non-public route behind the
+/// authentication layer) and the app; every response with the security headers and
+/// compressed when the client accepts gzip.
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
-    let mlflow = mlflow::routes().merge(auth::mlflow_users::routes());
-    let api = Router::new()
-        .nest("/api/2.0/mlflow", mlflow.clone())
-        .nest("/ajax-api/2.0/mlflow", mlflow)
-        .nest("/api/3.0/mlflow", mlflow::routes_v3())
-        .nest("/ajax-api/3.0/mlflow", mlflow::routes_v3())
-        .nest("/api/v1", v1::routes().merge(auth::routes()))
-        .route("/health", get(|| async { "OK" }))
-        .route("/version", get(|| async { env!("CARGO_PKG_VERSION") }))
-        .with_state(state.clone());
+    let api = routes::mount(dialects(), &state).with_state(state);
     let index = statics.dist_dir.as_ref().map(|d| d.join("index.html"));
     let security = Arc::new(headers::SecurityHeaders::new(
         index,
         statics.embed_origin.as_deref(),
     ));
     spa::with_app(api, statics)
-        .layer(from_fn_with_state(state, auth::middleware::authenticate))
+        .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(from_fn_with_state(security, headers::add_security_headers))
         // gzip for the wasm bundle and JSON (the runs page and series are mostly numbers);
         // tower-http skips tiny bodies, images and event streams by default.

@@ -34,11 +34,11 @@ pub fn create_group(conn: &Connection, name: &str) -> Result<i64, Error> {
             "Group '{name}' already exists."
         )));
     }
-    conn.execute(
-        "INSERT INTO groups (name, created) VALUES (?1, ?2)",
+    Ok(conn.query_row(
+        "INSERT INTO groups (name, created) VALUES (?1, ?2) RETURNING group_id",
         rusqlite::params![name, crate::util::now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+        |r| r.get(0),
+    )?)
 }
 
 /// The id of the group `name`, if it exists.
@@ -62,7 +62,7 @@ fn ids(conn: &Connection, group: &str, username: &str) -> Result<(i64, i64), Err
 pub fn add_member(conn: &Connection, group: &str, username: &str) -> Result<(), Error> {
     let (gid, uid) = ids(conn, group, username)?;
     conn.execute(
-        "INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?1, ?2)",
+        "INSERT INTO group_members (group_id, user_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
         [gid, uid],
     )?;
     Ok(())

@@ -1,6 +1,7 @@
-//! The authentication layer over `/api/...` and `/ajax-api/...`: resolves the [`Caller`]
-//! (Bearer, Basic, session cookie, proxy header), enforces CSRF for cookie-authenticated
-//! writes, and answers 401 in the dialect of the path.
+//! The authentication layer of every non-public route (the route table attaches it):
+//! resolves the [`Caller`] (Bearer, Basic, session cookie, proxy header), refuses
+//! cross-site writes made with credentials a browser sends by itself, answers 401 in the
+//! dialect of the path, and marks every answer `Cache-Control: no-store`.
 
 use std::net::SocketAddr;
 
@@ -12,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::credentials::read_credential;
 use super::resolve::{resolve, Resolved};
 use super::secret::constant_time_eq;
+use super::settings::AuthSettings;
 use super::AuthMethod;
 use crate::error::MlflowError;
 use crate::{AppState, Error};
@@ -23,88 +25,165 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 #[derive(Debug, Clone)]
 pub struct CsrfToken(pub String);
 
-/// Whether `path` answers without a credential (`method`-specific).
-pub fn is_public(method: &Method, path: &str) -> bool {
-    let protected = path.starts_with("/api/") || path.starts_with("/ajax-api/");
-    let sign_in_out =
-        path == "/api/v1/session" && (method == Method::POST || method == Method::DELETE);
-    !protected || sign_in_out
-}
-
-/// The client's address as text (`"local"` when unknown, e.g. in-process tests).
-pub fn client_addr(req_ext: &axum::http::Extensions) -> String {
-    req_ext
-        .get::<ConnectInfo<SocketAddr>>()
+/// The client's address as text (`"local"` when unknown, e.g. in-process tests): the last
+/// `X-Forwarded-For` entry when `--trusted-forwarded-for` is on, else the peer address.
+pub fn client_addr(
+    settings: &AuthSettings,
+    headers: &HeaderMap,
+    ext: &axum::http::Extensions,
+) -> String {
+    if settings.trusted_forwarded_for {
+        let forwarded = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .rfind(|v| !v.is_empty());
+        if let Some(addr) = forwarded {
+            return addr.to_string();
+        }
+    }
+    ext.get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip().to_string())
         .unwrap_or_else(|| "local".into())
+}
+
+/// Whether the request comes from a browser (Fetch metadata, or a browser user agent): it
+/// gets no `WWW-Authenticate: Basic` challenge, so no password box pops up.
+pub fn is_browser(headers: &HeaderMap) -> bool {
+    headers.contains_key("sec-fetch-mode")
+        || headers.contains_key("sec-fetch-site")
+        || headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ua| ua.contains("Mozilla/"))
+}
+
+/// Refuses a request that another site made: `Sec-Fetch-Site` other than `same-origin`
+/// or `none`, or an `Origin` (also `null`) whose host differs from `Host`.
+pub fn refuse_cross_site(headers: &HeaderMap) -> Result<(), Error> {
+    let refused = || Error::PermissionDenied {
+        message: "Cross-site request refused: this request did not come from runlens' own pages."
+            .into(),
+        grantors: Vec::new(),
+    };
+    if let Some(site) = headers.get("sec-fetch-site") {
+        let site = site.to_str().unwrap_or("");
+        if !(site.eq_ignore_ascii_case("same-origin") || site.eq_ignore_ascii_case("none")) {
+            return Err(refused());
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("null");
+        let origin_host = origin
+            .split_once("://")
+            .map(|(_, rest)| rest.trim_end_matches('/'))
+            .unwrap_or("");
+        // The host the browser addressed: `Host`, or the one a reverse proxy forwards (a
+        // page cannot set either on a cross-site form or fetch).
+        let matches = |name: header::HeaderName| {
+            headers
+                .get(name)
+                .and_then(|h| h.to_str().ok())
+                .is_some_and(|h| !origin_host.is_empty() && origin_host.eq_ignore_ascii_case(h))
+        };
+        if !matches(header::HOST) && !matches(header::HeaderName::from_static("x-forwarded-host")) {
+            return Err(refused());
+        }
+    }
+    Ok(())
+}
+
+/// Whether the request says its body is JSON.
+pub fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn is_read(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Writes with a credential the browser attaches on its own (cookie, proxy header, cached
+/// Basic) must come from runlens' own pages: same origin, and a POST must be JSON or carry
+/// the CSRF header (neither can be sent cross-site without a CORS preflight, which runlens
+/// never grants). Session writes must also echo the session's CSRF token.
+fn check_browser_write(req: &Request, resolved: &Resolved) -> Result<(), Error> {
+    let ambient = matches!(
+        resolved.caller.method,
+        AuthMethod::Session | AuthMethod::Proxy | AuthMethod::Basic
+    );
+    if is_read(req.method()) || !ambient {
+        return Ok(());
+    }
+    let headers = req.headers();
+    refuse_cross_site(headers)?;
+    let sent = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+    if req.method() == Method::POST && !is_json(headers) && sent.is_none() {
+        return Err(Error::PermissionDenied {
+            message: "Refused: write requests must send JSON (Content-Type: application/json)."
+                .into(),
+            grantors: Vec::new(),
+        });
+    }
+    if resolved.caller.method == AuthMethod::Session {
+        let expected = resolved.csrf_token.as_deref().unwrap_or_default();
+        if !sent.is_some_and(|s| constant_time_eq(s, expected)) {
+            return Err(Error::PermissionDenied {
+                message:
+                    "Missing or invalid CSRF token (X-CSRF-Token); reload the page and try again."
+                        .into(),
+                grantors: Vec::new(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The layer: see the module docs.
 pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
-    if is_public(req.method(), &path) {
-        return next.run(req).await;
+    let browser = is_browser(req.headers());
+    let addr = client_addr(&state.auth.settings, req.headers(), req.extensions());
+    // No borrow of `req` may live across an await (its body is not `Sync`).
+    let cred = read_credential(req.headers(), &state.auth.settings)
+        .and_then(|c| c.ok_or_else(|| Error::Unauthenticated(MISSING_CREDENTIAL.into())));
+    let outcome = match cred {
+        Ok(cred) => resolve(&state, cred, &addr, crate::util::now_ms()).await,
+        Err(e) => Err(e),
     }
-    let pending = identify(&state, req.headers(), client_addr(req.extensions()));
-    let resolved = match pending.await {
-        Ok(r) => r,
-        Err(e) => return render(&path, e),
-    };
-    let is_read = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    if resolved.caller.method == AuthMethod::Session && !is_read {
-        let sent = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok());
-        let expected = resolved.csrf_token.as_deref().unwrap_or_default();
-        if !sent.is_some_and(|s| constant_time_eq(s, expected)) {
-            let e = Error::PermissionDenied {
-                message:
-                    "Missing or invalid CSRF token (X-CSRF-Token); reload the page and try again."
-                        .into(),
-                grantors: Vec::new(),
-            };
-            return render(&path, e);
+    .and_then(|resolved| check_browser_write(&req, &resolved).map(|()| resolved));
+    let mut resp = match outcome {
+        Ok(resolved) => {
+            if let Some(t) = resolved.csrf_token {
+                req.extensions_mut().insert(CsrfToken(t));
+            }
+            req.extensions_mut().insert(resolved.caller);
+            next.run(req).await
         }
-    }
-    if let Some(t) = resolved.csrf_token {
-        req.extensions_mut().insert(CsrfToken(t));
-    }
-    req.extensions_mut().insert(resolved.caller);
-    next.run(req).await
+        Err(e) => render(&path, e, browser),
+    };
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
 }
 
-fn identify(
-    state: &AppState,
-    headers: &HeaderMap,
-    addr: String,
-) -> impl std::future::Future<Output = Result<Resolved, Error>> + Send + 'static {
-    let auth = state.auth.clone();
-    let store = state.store.clone();
-    let cred = read_credential(headers, &auth.settings).and_then(|c| {
-        c.ok_or_else(|| {
-            Error::Unauthenticated(
-                "Authentication required: sign in, or send an API token (Authorization: Bearer, \
-             e.g. MLFLOW_TRACKING_TOKEN) or a username and password (HTTP basic, \
-             MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD)."
-                    .into(),
-            )
-        })
-    });
-    async move {
-        let cred = cred?;
-        let now = crate::util::now_ms();
-        store
-            .call(move |conn| resolve(conn, &auth, cred, &addr, now))
-            .await
-    }
-}
+const MISSING_CREDENTIAL: &str = "Authentication required: sign in, or send an API token \
+    (Authorization: Bearer, e.g. MLFLOW_TRACKING_TOKEN) or a username and password (HTTP \
+    basic, MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD).";
 
 /// Renders `e` in the dialect of `path`: the app's `ApiError` under `/api/v1/`, MLflow's
-/// `{"error_code", "message"}` elsewhere (with a basic challenge on `/api/` 401s, which
-/// scripts understand; browsers' `/ajax-api/` gets none so no login box pops up).
-pub fn render(path: &str, e: Error) -> Response {
+/// `{"error_code", "message"}` elsewhere, with a basic challenge on `/api/` 401s for
+/// programs (scripts understand it) but never for browsers (no login box pops up).
+pub fn render(path: &str, e: Error, browser: bool) -> Response {
     if path.starts_with("/api/v1/") {
         return e.into_response();
     }
-    let challenge = matches!(e, Error::Unauthenticated(_)) && path.starts_with("/api/");
+    let challenge = matches!(e, Error::Unauthenticated(_)) && path.starts_with("/api/") && !browser;
     let mut resp = MlflowError(e).into_response();
     if challenge {
         resp.headers_mut().insert(

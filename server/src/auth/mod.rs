@@ -7,7 +7,6 @@ pub mod credentials;
 pub mod groups;
 pub mod limiter;
 pub mod middleware;
-pub mod mlflow_users;
 pub mod password;
 pub mod resolve;
 pub mod secret;
@@ -23,10 +22,7 @@ pub use settings::{AuthSettings, AuthState};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use axum::routing::{delete, get};
-use axum::Router;
-
-use crate::{AppState, Error};
+use crate::Error;
 
 /// How the caller proved who they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,20 +72,4 @@ pub fn basic_header(username: &str, password: &str) -> String {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(raw)
     )
-}
-
-/// The app API's identity routes, relative to `/api/v1`: `session` and `tokens`.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/session",
-            get(session_routes::get_session)
-                .post(session_routes::create_session)
-                .delete(session_routes::delete_session),
-        )
-        .route(
-            "/tokens",
-            get(token_routes::list_tokens).post(token_routes::create_token),
-        )
-        .route("/tokens/{id}", delete(token_routes::revoke_token))
 }

@@ -1,15 +1,16 @@
 //! Turning a credential into a [`Caller`]: token, password and session lookups, the
-//! proxy user created on first sight. Runs on the blocking pool (argon2, SQLite).
+//! proxy user created on first sight. Database work runs on the blocking pool; argon2 too, but without a pooled connection.
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
+use tokio::sync::Semaphore;
 
 use super::credentials::Credential;
 use super::password::{dummy_hash, verify_password};
-use super::settings::AuthState;
 use super::{groups, sessions, tokens, users, AuthMethod, Caller};
-use crate::Error;
+use crate::{AppState, Error};
 
 /// A resolved caller and, for session callers, the session's CSRF token.
 #[derive(Debug, Clone)]
@@ -24,27 +25,41 @@ pub struct Resolved {
 pub const BAD_LOGIN: &str = "Invalid username or password.";
 
 /// Resolves `cred` at time `now_ms`; `addr` is the client address (rate limiting).
-pub fn resolve(
-    conn: &Connection,
-    auth: &AuthState,
+/// Passwords are verified off the database pool (see [`check_password`]).
+pub async fn resolve(
+    state: &AppState,
     cred: Credential,
     addr: &str,
     now_ms: i64,
 ) -> Result<Resolved, Error> {
     match cred {
-        Credential::Bearer(token) => by_token(conn, &token, None, AuthMethod::Token, now_ms),
-        Credential::Basic { username, secret } if tokens::looks_like_token(&secret) => {
-            by_token(conn, &secret, Some(&username), AuthMethod::Basic, now_ms)
-        }
-        Credential::Basic { username, secret } => {
+        Credential::Basic { username, secret } if !tokens::looks_like_token(&secret) => {
             // A locked-out program gets 401, not 429: the mlflow client retries 429 with
             // back-off for minutes, while 401 fails at once with the lockout message.
-            let user_id =
-                check_password(conn, auth, &username, &secret, addr).map_err(|e| match e {
+            let user_id = check_password(state, &username, &secret, addr)
+                .await
+                .map_err(|e| match e {
                     Error::TooManyRequests(message) => Error::Unauthenticated(message),
                     other => other,
                 })?;
-            plain(load_caller(conn, user_id, AuthMethod::Basic)?)
+            state
+                .store
+                .call(move |c| plain(load_caller(c, user_id, AuthMethod::Basic)?))
+                .await
+        }
+        other => {
+            let store = state.store.clone();
+            store.call(move |c| resolve_other(c, other, now_ms)).await
+        }
+    }
+}
+
+/// Every credential but a Basic password: token, session, proxy user.
+fn resolve_other(conn: &Connection, cred: Credential, now_ms: i64) -> Result<Resolved, Error> {
+    match cred {
+        Credential::Bearer(token) => by_token(conn, &token, None, AuthMethod::Token, now_ms),
+        Credential::Basic { username, secret } => {
+            by_token(conn, &secret, Some(&username), AuthMethod::Basic, now_ms)
         }
         Credential::Session(id, proxy) => match sessions::resolve_session(conn, &id, now_ms)? {
             Some(s) => Ok(Resolved {
@@ -85,46 +100,73 @@ fn by_token(
     plain(caller)
 }
 
-/// Verifies a password (rate limited per username and address); returns the user id.
-pub fn check_password(
-    conn: &Connection,
-    auth: &AuthState,
+/// Most password verifications (argon2, CPU-bound) running at once: half the cores (at
+/// least one); the rest wait, so a flood of sign-in attempts cannot starve token and
+/// session requests of CPU.
+fn verify_slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Semaphore::new((cores / 2).max(1))
+    })
+}
+
+/// Verifies a password; returns the user id. The attempt is reserved with the sign-in
+/// limiter before anything else (parallel attempts cannot overrun it); the user row is read
+/// with a short pooled query; argon2 runs on the blocking pool without holding a database
+/// connection, on at most half the cores at a time. Unknown users, wrong passwords
+/// and disabled accounts get the same answer after the same work.
+pub async fn check_password(
+    state: &AppState,
     username: &str,
     password: &str,
     addr: &str,
 ) -> Result<i64, Error> {
-    let now = Instant::now();
-    if auth.limiter.is_limited(username, addr, now) {
-        let secs = auth.limiter.retry_after(username, addr, now);
-        return Err(Error::TooManyRequests(format!(
-            "Too many failed sign-in attempts. Try again in {secs} seconds."
-        )));
-    }
-    let row: Option<(i64, Option<String>)> = conn
-        .query_row(
-            "SELECT user_id, password_hash FROM users WHERE username = ?1",
-            [username],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let phc = row.as_ref().and_then(|(_, h)| h.clone());
-    let ok = match &phc {
-        Some(h) if auth.basic_cache.verified(username, password, h) => true,
-        Some(h) => verify_password(password, h),
-        // Same work as a real check, so timing does not reveal unknown usernames.
-        None => {
-            verify_password(password, dummy_hash());
-            false
+    let auth = state.auth.clone();
+    let reservation = auth
+        .limiter
+        .reserve(username, addr, Instant::now())
+        .map_err(|l| {
+            Error::TooManyRequests(format!(
+                "Too many failed sign-in attempts. Try again in {} seconds.",
+                l.retry_after_secs
+            ))
+        })?;
+    let name = username.to_string();
+    let row = match state.store.call(move |c| users::login_row(c, &name)).await {
+        Ok(row) => row,
+        Err(e) => {
+            auth.limiter.finish(reservation, false, Instant::now());
+            return Err(e);
         }
     };
-    match (ok, row, phc) {
-        (true, Some((user_id, _)), Some(h)) => {
-            auth.limiter.record_success(username, addr);
+    let phc = row.as_ref().and_then(|(_, h, _)| h.clone());
+    let cached = phc
+        .as_deref()
+        .is_some_and(|h| auth.basic_cache.verified(username, password, h));
+    let ok = cached || {
+        let _slot = verify_slots().acquire().await;
+        let (pw, hash) = (password.to_string(), phc.clone());
+        // Unknown users (and proxy users without a password) are checked against a dummy
+        // hash, so timing does not reveal which usernames exist.
+        tokio::task::spawn_blocking(move || match hash {
+            Some(h) => verify_password(&pw, &h),
+            None => {
+                verify_password(&pw, dummy_hash());
+                false
+            }
+        })
+        .await
+        .unwrap_or(false)
+    };
+    match (ok, row) {
+        (true, Some((user_id, Some(h), false))) => {
+            auth.limiter.finish(reservation, true, Instant::now());
             auth.basic_cache.remember(username, password, &h);
             Ok(user_id)
         }
         _ => {
-            auth.limiter.record_failure(username, addr, now);
+            auth.limiter.finish(reservation, false, Instant::now());
             Err(Error::Unauthenticated(BAD_LOGIN.into()))
         }
     }

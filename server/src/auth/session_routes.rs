@@ -8,29 +8,35 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 
 use super::credentials::session_cookie;
-use super::middleware::{client_addr, CsrfToken, CSRF_HEADER};
+use super::middleware::{client_addr, is_json, refuse_cross_site, CsrfToken, CSRF_HEADER};
 use super::resolve::{check_password, load_caller};
 use super::secret::constant_time_eq;
 use super::sessions::{self, ABSOLUTE_TIMEOUT_MS, COOKIE_NAME};
 use super::{groups, AuthMethod, Caller};
 use crate::{AppState, Error};
 
-/// `POST /api/v1/session`: checks the password and starts a session.
+/// `POST /api/v1/session`: checks the password and starts a session. Only JSON from
+/// runlens' own pages: a cross-site form cannot sign a browser in (login CSRF).
 pub async fn create_session(
     State(state): State<AppState>,
     headers: HeaderMap,
     ext: axum::http::Extensions,
     body: Bytes,
 ) -> Result<Response, Error> {
+    refuse_cross_site(&headers)?;
+    if !is_json(&headers) {
+        return Err(Error::BadRequest(
+            "Sign in with JSON (Content-Type: application/json).".into(),
+        ));
+    }
     let login: LoginRequest = serde_json::from_slice(&body).map_err(|_| {
         Error::BadRequest("Send JSON {\"username\": ..., \"password\": ...}.".into())
     })?;
-    let addr = client_addr(&ext);
-    let auth = state.auth.clone();
+    let addr = client_addr(&state.auth.settings, &headers, &ext);
+    let user_id = check_password(&state, &login.username, &login.password, &addr).await?;
     let (me, id) = state
         .store
         .call(move |conn| {
-            let user_id = check_password(conn, &auth, &login.username, &login.password, &addr)?;
             let caller = load_caller(conn, user_id, AuthMethod::Session)?;
             let now = crate::util::now_ms();
             sessions::purge_expired(conn, now)?;

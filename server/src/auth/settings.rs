@@ -17,6 +17,9 @@ pub struct AuthSettings {
     pub trusted_user_header: Option<HeaderName>,
     /// Always mark the session cookie `Secure` (served over https).
     pub secure_cookies: bool,
+    /// Take the client address from the last `X-Forwarded-For` entry (behind a proxy that
+    /// sets it), for sign-in rate limits.
+    pub trusted_forwarded_for: bool,
 }
 
 /// Settings plus the state shared by every request.

@@ -32,13 +32,14 @@ pub fn create_token(conn: &Connection, user_id: i64, name: &str) -> Result<Creat
     let token = format!("{TOKEN_PREFIX}{}", random_alphanumeric(40));
     let prefix = token[..SHOWN_PREFIX_LEN].to_string();
     let created = crate::util::now_ms();
-    conn.execute(
+    let id = conn.query_row(
         "INSERT INTO api_tokens (user_id, name, prefix, token_hash, created)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+         VALUES (?1, ?2, ?3, ?4, ?5) RETURNING token_id",
         rusqlite::params![user_id, name, prefix, sha256_hex(&token), created],
+        |r| r.get(0),
     )?;
     let info = TokenInfo {
-        id: conn.last_insert_rowid(),
+        id,
         name: name.to_string(),
         prefix,
         created,

@@ -58,13 +58,14 @@ pub fn create_user(
     if find_user_id(conn, username)?.is_some() {
         return Err(already_exists(username));
     }
-    let inserted = conn.execute(
+    let inserted = conn.query_row(
         "INSERT INTO users (username, password_hash, is_admin, disabled, created)
-         VALUES (?1, ?2, ?3, 0, ?4)",
+         VALUES (?1, ?2, ?3, 0, ?4) RETURNING user_id",
         rusqlite::params![username, hash, is_admin, crate::util::now_ms()],
+        |r| r.get(0),
     );
     match inserted {
-        Ok(_) => Ok(conn.last_insert_rowid()),
+        Ok(id) => Ok(id),
         Err(rusqlite::Error::SqliteFailure(e, _))
             if e.code == rusqlite::ErrorCode::ConstraintViolation =>
         {
@@ -151,15 +152,13 @@ pub fn set_disabled(conn: &Connection, username: &str, disabled: bool) -> Result
     Ok(())
 }
 
-/// Deletes a user with their sessions, tokens, memberships and grants.
-pub fn delete_user(conn: &Connection, username: &str) -> Result<(), Error> {
+/// Deletes a user with their sessions, tokens and memberships; returns the user's id. Their
+/// experiment grants belong to `permissions` (`permissions::delete_user_grants`): delete
+/// them in the same transaction.
+pub fn delete_user(conn: &Connection, username: &str) -> Result<i64, Error> {
     let user = get_user(conn, username)?;
-    conn.execute(
-        "DELETE FROM experiment_grants WHERE principal_kind = 'user' AND principal_id = ?1",
-        [user.user_id],
-    )?;
     conn.execute("DELETE FROM users WHERE user_id = ?1", [user.user_id])?;
-    Ok(())
+    Ok(user.user_id)
 }
 
 fn update(
@@ -191,4 +190,16 @@ pub fn admin_usernames(conn: &Connection) -> Result<Vec<String>, Error> {
     )?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// What a password check needs of a user: id, PHC hash (none for proxy users) and
+/// whether the account is disabled. `None` for an unknown username.
+pub fn login_row(
+    conn: &Connection,
+    username: &str,
+) -> Result<Option<(i64, Option<String>, bool)>, Error> {
+    Ok(conn
+        .prepare_cached("SELECT user_id, password_hash, disabled FROM users WHERE username = ?1")?
+        .query_row([username], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?)
 }

@@ -2,7 +2,6 @@
 //! (or `--revoke` to remove the explicit grant).
 
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::OptionalExtension;
 use server::Store;
 
 use super::message;
@@ -48,7 +47,7 @@ pub fn grant(store: &Store, args: GrantArgs) -> Result<(), String> {
     };
     let id = store
         .blocking(|c| {
-            let id = experiment_id(c, &args.experiment)?;
+            let id = server::tracking::experiments::find_id(c, &args.experiment)?;
             match args.revoke {
                 true => server::permissions::revoke_grant(c, id, &principal)?,
                 false => server::permissions::set_grant(c, id, &principal, level)?,
@@ -67,27 +66,4 @@ pub fn grant(store: &Store, args: GrantArgs) -> Result<(), String> {
         (false, None) => {}
     }
     Ok(())
-}
-
-/// An experiment by id (if `key` is a number naming one) or by exact name.
-fn experiment_id(c: &rusqlite::Connection, key: &str) -> Result<i64, server::Error> {
-    if let Ok(id) = key.parse::<i64>() {
-        let found: Option<i64> = c
-            .query_row(
-                "SELECT experiment_id FROM experiments WHERE experiment_id = ?1",
-                [id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = found {
-            return Ok(id);
-        }
-    }
-    c.query_row(
-        "SELECT experiment_id FROM experiments WHERE name = ?1",
-        [key],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or_else(|| server::Error::NotFound(format!("Experiment '{key}' does not exist.")))
 }

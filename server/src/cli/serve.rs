@@ -2,10 +2,12 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use axum::http::HeaderName;
 use server::auth::bootstrap::{announce_random_password, ensure_admin, Bootstrap};
 use server::auth::AuthSettings;
+use server::serve::Limits;
 use server::{AppState, StaticConfig};
 
 use super::{message, open_store};
@@ -31,6 +33,17 @@ pub struct ServeArgs {
     /// Origin allowed to frame /embed/ pages, e.g. https://notebooks.example.com.
     #[arg(long, env = "RUNLENS_EMBED_ORIGIN")]
     embed_origin: Option<String>,
+    /// Seconds a client has to send a request's headers (also how long an idle keep-alive
+    /// connection stays open).
+    #[arg(long, env = "RUNLENS_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    header_timeout_secs: u64,
+    /// Most connections open at once.
+    #[arg(long, env = "RUNLENS_MAX_CONNECTIONS", default_value_t = 16_384)]
+    max_connections: usize,
+    /// Behind a reverse proxy: take the client's address from the last `X-Forwarded-For`
+    /// entry (for sign-in rate limits). Only when the proxy sets that header.
+    #[arg(long, env = "RUNLENS_TRUSTED_FORWARDED_FOR")]
+    trusted_forwarded_for: bool,
 }
 
 /// Runs the server over `data_dir`.
@@ -44,6 +57,13 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     let settings = auth_settings(&args)?;
     let statics = static_config(&args)?;
     let app = server::app(AppState::new(store).with_auth_settings(settings), &statics);
+    let limits = Limits {
+        header_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
+        max_connections: args.max_connections.max(1),
+    };
+    if let Some(n) = server::serve::raise_open_files_limit() {
+        tracing::debug!("open-files limit {n}");
+    }
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr)
@@ -51,11 +71,8 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         tracing::info!("runlens listening on http://{local}");
-        let service = app.into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, service)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|e| e.to_string())
+        server::serve::serve(listener, app, limits, shutdown_signal()).await;
+        Ok::<(), String>(())
     })?;
     tracing::info!("runlens stopped");
     Ok(())
@@ -92,6 +109,7 @@ fn auth_settings(args: &ServeArgs) -> Result<AuthSettings, String> {
     Ok(AuthSettings {
         trusted_user_header,
         secure_cookies: args.secure_cookies,
+        trusted_forwarded_for: args.trusted_forwarded_for,
     })
 }
 

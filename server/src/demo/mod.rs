@@ -12,10 +12,10 @@ mod system;
 mod vision;
 mod writer;
 
-use rusqlite::OptionalExtension;
-
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
 
+use crate::store::meta;
+use crate::tracking::write;
 use crate::{Error, Store};
 
 /// One minute, ms.
@@ -32,31 +32,18 @@ const SEED: u64 = 20_240_611;
 /// demo experiment names is already taken.
 pub fn load(store: &Store) -> Result<(), Error> {
     store.blocking(|c| {
-        let tx = c.transaction()?;
-        let loaded: Option<String> = tx
-            .query_row("SELECT value FROM meta WHERE key = ?1", [MARKER], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if loaded.is_some() {
-            people::load(&tx)?;
-            tx.commit()?;
-            return Ok(());
-        }
-        let now = crate::util::now_ms();
-        {
-            let mut w = writer::Writer::new(&tx, SEED);
+        write(c, |tx| {
+            if meta::get(tx, MARKER)?.is_some() {
+                return people::load(tx);
+            }
+            let now = crate::util::now_ms();
+            let mut w = writer::Writer::new(tx, SEED);
             llm::load(&mut w, now)?;
             vision::load_resnet(&mut w, now)?;
             vision::load_detection(&mut w, now)?;
             nlp::load(&mut w, now)?;
-        }
-        people::load(&tx)?;
-        tx.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
-            rusqlite::params![MARKER, now.to_string()],
-        )?;
-        tx.commit()?;
-        Ok(())
+            people::load(tx)?;
+            meta::set(tx, MARKER, &now.to_string())
+        })
     })
 }

@@ -5,10 +5,11 @@
 //! grants are left as they are or re-set to the same values.
 
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::auth::{groups, users};
 use crate::permissions::set_grant;
+use crate::tracking::experiments::find_id_by_name;
 use crate::Error;
 
 /// Demo accounts and their fixed passwords. This is demo data: anyone who reads this file
@@ -39,15 +40,7 @@ pub fn load(conn: &Connection) -> Result<(), Error> {
         groups::create_group(conn, DEMO_GROUP)?;
     }
     for member in ["bob", "carol"] {
-        let in_group: bool = conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM group_members m JOIN groups g USING (group_id)
-               JOIN users u USING (user_id) WHERE g.name = ?1 AND u.username = ?2)",
-            [DEMO_GROUP, member],
-            |r| r.get(0),
-        )?;
-        if !in_group {
-            groups::add_member(conn, DEMO_GROUP, member)?;
-        }
+        groups::add_member(conn, DEMO_GROUP, member)?;
     }
     let grants = [
         (
@@ -66,7 +59,7 @@ pub fn load(conn: &Connection) -> Result<(), Error> {
         ),
     ];
     for (experiment, kind, name, level) in grants {
-        let Some(id) = experiment_id(conn, experiment)? else {
+        let Some(id) = find_id_by_name(conn, experiment)? else {
             continue;
         };
         let principal = Principal {
@@ -76,16 +69,6 @@ pub fn load(conn: &Connection) -> Result<(), Error> {
         set_grant(conn, id, &principal, Some(level))?;
     }
     Ok(())
-}
-
-fn experiment_id(conn: &Connection, name: &str) -> Result<Option<i64>, Error> {
-    Ok(conn
-        .query_row(
-            "SELECT experiment_id FROM experiments WHERE name = ?1",
-            [name],
-            |r| r.get(0),
-        )
-        .optional()?)
 }
 
 /// What `runlens serve --demo` prints: how to sign in as each demo user.

@@ -1,9 +1,15 @@
-//! Writes demo experiments, runs, params, tags and metric series with plain SQL inside one
-//! transaction, keeping `latest_metrics` consistent with MLflow's rule.
+//! Writes demo experiments, runs, params, tags and metric series through the tracking
+//! domain's functions (the ones behind the MLflow API: `runs::create`, `log_batch`, ...),
+//! inside the caller's transaction. Only the values and times are the demo's own.
 
-use rusqlite::Transaction;
+use rusqlite::Connection;
 
 use super::curves::Noise;
+use crate::tracking::experiments;
+use crate::tracking::log_batch::{log_batch, Batch};
+use crate::tracking::model::{Metric, Point, RunStatus};
+use crate::tracking::runs::{self, NewRun};
+use crate::tracking::validation::MAX_METRICS_PER_BATCH;
 use crate::Error;
 
 /// When a run's steps happen: step `s` is logged at about `start + (s - first) * step_ms`.
@@ -54,101 +60,81 @@ pub struct RunSpec<'a> {
     pub parent: Option<&'a str>,
 }
 
-/// Inserts demo rows through cached prepared statements of one transaction.
-pub struct Writer<'t> {
-    tx: &'t Transaction<'t>,
+/// Writes demo data through the tracking domain, on one connection (a transaction).
+pub struct Writer<'c> {
+    conn: &'c Connection,
     /// The seeded randomness all demo values come from.
     pub noise: Noise,
 }
 
-impl<'t> Writer<'t> {
-    /// A writer over `tx`, with randomness seeded by `seed`.
-    pub fn new(tx: &'t Transaction<'t>, seed: u64) -> Self {
+/// Owned `(key, value)` pairs from borrowed ones.
+fn pairs(kv: &[(&str, &str)]) -> Vec<(String, String)> {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+impl<'c> Writer<'c> {
+    /// A writer over `conn`, with randomness seeded by `seed`.
+    pub fn new(conn: &'c Connection, seed: u64) -> Self {
         Writer {
-            tx,
+            conn,
             noise: Noise::new(seed),
         }
     }
 
-    /// Creates an experiment with a description; returns its id.
+    /// Creates an experiment with a description, created at `created`; returns its id.
     pub fn experiment(&mut self, name: &str, created: i64, note: &str) -> Result<i64, Error> {
-        let taken: bool = self.tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM experiments WHERE name = ?1)",
-            [name],
-            |r| r.get(0),
-        )?;
-        if taken {
-            return Err(Error::AlreadyExists(format!(
+        let tags = pairs(&[("mlflow.note.content", note)]);
+        experiments::create_at(self.conn, name, None, &tags, created).map_err(|e| match e {
+            Error::AlreadyExists(_) => Error::AlreadyExists(format!(
                 "cannot load the demo: experiment '{name}' already exists in this data dir"
-            )));
-        }
-        self.tx
-            .prepare_cached(
-                "INSERT INTO experiments (name, artifact_location, lifecycle_stage,
-                   creation_time, last_update_time) VALUES (?1, '', 'active', ?2, ?2)",
-            )?
-            .execute(rusqlite::params![name, created])?;
-        let id = self.tx.last_insert_rowid();
-        self.tx.execute(
-            "UPDATE experiments SET artifact_location = ?1 WHERE experiment_id = ?2",
-            rusqlite::params![format!("mlflow-artifacts:/{id}"), id],
-        )?;
-        self.tx
-            .prepare_cached(
-                "INSERT INTO experiment_tags (experiment_id, key, value) VALUES (?1, ?2, ?3)",
-            )?
-            .execute(rusqlite::params![id, "mlflow.note.content", note])?;
-        Ok(id)
+            )),
+            other => other,
+        })
     }
 
-    /// Creates a run with MLflow's system tags; returns its id.
+    /// Creates a run with MLflow's system tags, in its final status; returns its id (from
+    /// the seed).
     pub fn run(&mut self, spec: &RunSpec<'_>) -> Result<String, Error> {
         let id = self.noise.run_id();
-        let artifacts = format!("mlflow-artifacts:/{}/{id}/artifacts", spec.experiment_id);
-        self.tx
-            .prepare_cached(
-                "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status, start_time,
-                   end_time, lifecycle_stage, artifact_uri) VALUES (?1,?2,?3,?4,?5,?6,?7,'active',?8)",
-            )?
-            .execute(rusqlite::params![
-                id,
-                spec.experiment_id,
-                spec.name,
-                spec.user,
-                spec.status,
-                spec.start,
-                spec.end,
-                artifacts
-            ])?;
         let mut tags = vec![
-            ("mlflow.runName", spec.name),
             ("mlflow.user", spec.user),
             ("mlflow.source.name", spec.source),
             ("mlflow.source.type", "LOCAL"),
         ];
         tags.extend(spec.note.map(|n| ("mlflow.note.content", n)));
         tags.extend(spec.parent.map(|p| ("mlflow.parentRunId", p)));
-        self.tags(&id, &tags)?;
+        let new = NewRun {
+            experiment_id: spec.experiment_id,
+            user_id: spec.user.to_string(),
+            run_name: Some(spec.name.to_string()),
+            start_time: Some(spec.start),
+            tags: pairs(&tags),
+        };
+        let id = runs::create_with_id(self.conn, id, new)?;
+        let status = RunStatus::parse(spec.status)
+            .ok_or_else(|| Error::Internal(format!("demo run status {}", spec.status)))?;
+        runs::update(self.conn, &id, Some(status), spec.end, None)?;
         Ok(id)
     }
 
-    /// Sets run params.
+    /// Logs run params.
     pub fn params(&mut self, run: &str, params: &[(&str, &str)]) -> Result<(), Error> {
-        self.key_values("params", run, params)
+        let batch = Batch {
+            params: pairs(params),
+            ..Batch::default()
+        };
+        log_batch(self.conn, run, batch, false)
     }
 
     /// Sets run tags.
     pub fn tags(&mut self, run: &str, tags: &[(&str, &str)]) -> Result<(), Error> {
-        self.key_values("tags", run, tags)
-    }
-
-    fn key_values(&mut self, table: &str, run: &str, kv: &[(&str, &str)]) -> Result<(), Error> {
-        let sql = format!("INSERT INTO {table} (run_uuid, key, value) VALUES (?1, ?2, ?3)");
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        for (k, v) in kv {
-            stmt.execute([run, k, v])?;
-        }
-        Ok(())
+        let batch = Batch {
+            tags: pairs(tags),
+            ..Batch::default()
+        };
+        log_batch(self.conn, run, batch, false)
     }
 
     /// Logs metric `key` every `every` steps of `tl` (and at its last step), with values
@@ -173,50 +159,31 @@ impl<'t> Writer<'t> {
         self.metric(run, key, &points)
     }
 
-    /// Logs `(step, timestamp, value)` points of one key, ordered by (step, timestamp),
-    /// and records the last one as the latest value (MLflow's max by step, timestamp).
+    /// Logs `(step, timestamp, value)` points of one key, in batches as a client would.
     pub fn metric(
         &mut self,
         run: &str,
         key: &str,
         points: &[(i64, i64, f64)],
     ) -> Result<(), Error> {
-        let Some(&(step, ts, value)) = points.last() else {
-            return Ok(());
-        };
-        self.tx
-            .prepare_cached("INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2)")?
-            .execute([run, key])?;
-        let series = self.tx.last_insert_rowid();
-        let mut stmt = self.tx.prepare_cached(
-            "INSERT OR IGNORE INTO metric_points (series_id, step, timestamp, is_nan, value)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for &(s, t, v) in points {
-            stmt.execute(rusqlite::params![series, s, t, v.is_nan(), stored(v)])?;
+        for chunk in points.chunks(MAX_METRICS_PER_BATCH) {
+            let metrics = chunk
+                .iter()
+                .map(|&(step, timestamp, value)| Metric {
+                    key: key.to_string(),
+                    point: Point {
+                        step,
+                        timestamp,
+                        value,
+                    },
+                })
+                .collect();
+            let batch = Batch {
+                metrics,
+                ..Batch::default()
+            };
+            log_batch(self.conn, run, batch, false)?;
         }
-        self.tx
-            .prepare_cached(
-                "INSERT INTO latest_metrics (run_uuid, key, step, timestamp, is_nan, value)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(rusqlite::params![
-                run,
-                key,
-                step,
-                ts,
-                value.is_nan(),
-                stored(value)
-            ])?;
         Ok(())
-    }
-}
-
-/// NaN is stored as 0 with `is_nan = 1` (SQLite would turn NaN into NULL).
-fn stored(v: f64) -> f64 {
-    if v.is_nan() {
-        0.0
-    } else {
-        v
     }
 }

@@ -10,7 +10,9 @@ use super::wire::ExperimentJson;
 use super::{max_results, read, write};
 use crate::auth::Caller;
 use crate::error::MlflowError;
-use crate::tracking::{experiment_search, experiments, page_token, ViewType};
+use crate::tracking::filter::check_order_by_len;
+use crate::tracking::search::search_experiments as search;
+use crate::tracking::{experiments, page_token, ViewType};
 use crate::{permissions, AppState};
 
 type Reply = Result<Json<Value>, MlflowError>;
@@ -54,20 +56,13 @@ pub async fn search_experiments(State(s): State<AppState>, caller: Caller, Msg(f
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
     let order_by = f.str_list("order_by")?;
+    check_order_by_len(&order_by)?;
     let view = f
         .opt_enum("view_type", ViewType::parse)?
         .unwrap_or_default();
     let readable = permissions::readable_sql(&caller, "e.experiment_id", "e.name");
     let mut exps = read(&s, move |c| {
-        experiment_search::search_experiments(
-            c,
-            &readable,
-            &filter,
-            &order_by,
-            view,
-            offset,
-            limit + 1,
-        )
+        search(c, &readable, &filter, &order_by, view, offset, limit + 1)
     })
     .await?;
     let more = exps.len() > limit;

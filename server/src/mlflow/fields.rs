@@ -95,6 +95,17 @@ impl Fields {
         }
     }
 
+    /// An optional boolean field (JSON boolean, or `"true"` / `"false"` in any case).
+    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, Error> {
+        match self.scalar(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(Some(true)),
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(Some(false)),
+            Some(v) => Err(self.invalid(name, v)),
+        }
+    }
+
     /// An optional int64 field (JSON number or decimal string).
     pub fn opt_i64(&self, name: &str) -> Result<Option<i64>, Error> {
         let Some(v) = self.scalar(name) else {

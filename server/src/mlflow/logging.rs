@@ -9,7 +9,7 @@ use super::fields::Fields;
 use super::request::Msg;
 use super::write;
 use crate::error::MlflowError;
-use crate::tracking::logging::{self, Batch};
+use crate::tracking::log_batch::{self, Batch};
 use crate::tracking::model::{Metric, Point};
 use crate::{AppState, Error};
 
@@ -34,7 +34,7 @@ fn metric(f: &Fields) -> Result<Metric, Error> {
 }
 
 async fn log(s: AppState, run_id: String, batch: Batch, single: bool) -> Reply {
-    write(&s, move |c| logging::log_batch(c, &run_id, batch, single)).await?;
+    write(&s, move |c| log_batch::log_batch(c, &run_id, batch, single)).await?;
     Ok(Json(json!({})))
 }
 
@@ -84,7 +84,7 @@ pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let key = f.req_str("key")?;
-    write(&s, move |c| logging::delete_tag(c, &run_id, &key)).await?;
+    write(&s, move |c| log_batch::delete_tag(c, &run_id, &key)).await?;
     Ok(Json(json!({})))
 }
 

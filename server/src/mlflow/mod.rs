@@ -9,55 +9,130 @@ mod permissions;
 mod policy;
 pub mod request;
 mod runs;
+mod users;
 mod wire;
 
+pub use policy::Policy;
+
+use api_types::Level;
 use axum::http::StatusCode;
-use axum::routing::{any, get, post};
-use axum::{Json, Router};
+use axum::routing::MethodRouter;
+use axum::Json;
 use rusqlite::Connection;
 use serde_json::json;
 
+use crate::routes::{Access, Dialect, Route};
 use crate::{tracking, AppState, Error};
 use fields::Fields;
 
-/// Routes of the MLflow dialect, relative to `/api/2.0/mlflow`.
-pub fn routes() -> Router<AppState> {
+/// Body limit of MLflow requests (MLflow's own limits keep every message far below it).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+/// Body limit of `runs/log-batch`: MLflow's largest legal batch (1,000 metrics, 100 params
+/// of 6,000 characters and 100 tags of 8,000 characters) is about 1.6 MB of JSON.
+pub const LOG_BATCH_BODY_LIMIT: usize = 2 * 1024 * 1024;
+/// Body limit of `runs/log-inputs` (datasets carry schemas and profiles).
+pub const LOG_INPUTS_BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// The MLflow dialect, under `/api/2.0/mlflow` and `/ajax-api/2.0/mlflow`: every endpoint
+/// with its [`Policy`].
+pub fn dialect() -> Dialect {
     use experiments as e;
     use runs as r;
-    Router::new()
-        .route("/experiments/create", post(e::create_experiment))
-        .route("/experiments/get", get(e::get_experiment))
-        .route("/experiments/get-by-name", get(e::get_experiment_by_name))
-        .route("/experiments/search", get(e::search_experiments).post(e::search_experiments))
-        .route("/experiments/update", post(e::update_experiment))
-        .route("/experiments/delete", post(e::delete_experiment))
-        .route("/experiments/restore", post(e::restore_experiment))
-        .route("/experiments/set-experiment-tag", post(e::set_experiment_tag))
-        .route("/experiments/delete-experiment-tag", post(e::delete_experiment_tag))
-        .route("/runs/create", post(r::create_run))
-        .route("/runs/get", get(r::get_run))
-        .route("/runs/update", post(r::update_run))
-        .route("/runs/delete", post(r::delete_run))
-        .route("/runs/restore", post(r::restore_run))
-        .route("/runs/search", post(r::search_runs))
-        .route("/runs/log-metric", post(logging::log_metric))
-        .route("/runs/log-parameter", post(logging::log_param))
-        .route("/runs/set-tag", post(logging::set_tag))
-        .route("/runs/delete-tag", post(logging::delete_tag))
-        .route("/runs/log-batch", post(logging::log_batch))
-        .route("/runs/log-inputs", post(logging::log_inputs))
-        .route("/metrics/get-history", get(metrics::get_metric_history))
-        .route(
+    use Level::{CanEdit as Edit, CanManage as Manage, CanRead as Read};
+    use Policy::*;
+    let m = |p: Policy| Access::Mlflow(p);
+    let routes = vec![
+        Route::post(
+            "/experiments/create",
+            m(CreateExperiment),
+            e::create_experiment,
+        ),
+        Route::get("/experiments/get", m(Experiment(Read)), e::get_experiment),
+        Route::get(
+            "/experiments/get-by-name",
+            m(ExperimentByName),
+            e::get_experiment_by_name,
+        ),
+        Route::get("/experiments/search", m(Filtered), e::search_experiments),
+        Route::post("/experiments/search", m(Filtered), e::search_experiments),
+        Route::post(
+            "/experiments/update",
+            m(RenameExperiment),
+            e::update_experiment,
+        ),
+        Route::post(
+            "/experiments/delete",
+            m(Experiment(Manage)),
+            e::delete_experiment,
+        ),
+        Route::post(
+            "/experiments/restore",
+            m(Experiment(Manage)),
+            e::restore_experiment,
+        ),
+        Route::post(
+            "/experiments/set-experiment-tag",
+            m(Experiment(Edit)),
+            e::set_experiment_tag,
+        ),
+        Route::post(
+            "/experiments/delete-experiment-tag",
+            m(Experiment(Edit)),
+            e::delete_experiment_tag,
+        ),
+        Route::post("/runs/create", m(Experiment(Edit)), r::create_run),
+        Route::get("/runs/get", m(Run(Read)), r::get_run),
+        Route::post("/runs/update", m(Run(Edit)), r::update_run),
+        Route::post("/runs/delete", m(Run(Edit)), r::delete_run),
+        Route::post("/runs/restore", m(Run(Edit)), r::restore_run),
+        Route::post("/runs/search", m(SearchRuns), r::search_runs),
+        Route::post("/runs/log-metric", m(Run(Edit)), logging::log_metric),
+        Route::post("/runs/log-parameter", m(Run(Edit)), logging::log_param),
+        Route::post("/runs/set-tag", m(Run(Edit)), logging::set_tag),
+        Route::post("/runs/delete-tag", m(Run(Edit)), logging::delete_tag),
+        Route::post("/runs/log-batch", m(Run(Edit)), logging::log_batch)
+            .body_limit(LOG_BATCH_BODY_LIMIT),
+        Route::post("/runs/log-inputs", m(Run(Edit)), logging::log_inputs)
+            .body_limit(LOG_INPUTS_BODY_LIMIT),
+        Route::get(
+            "/metrics/get-history",
+            m(Run(Read)),
+            metrics::get_metric_history,
+        ),
+        Route::get(
             "/metrics/get-history-bulk-interval",
-            get(metrics::get_metric_history_bulk_interval),
-        )
-        .route("/logged-models/search", post(search_logged_models))
-        .method_not_allowed_fallback(|| async {
-            let body = json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
-            (StatusCode::METHOD_NOT_ALLOWED, Json(body))
-        })
-        // A route rather than a fallback: nested fallbacks lose to the app's `/api/{*rest}`.
-        .route("/{*rest}", any(endpoint_not_found))
+            m(Runs),
+            metrics::get_metric_history_bulk_interval,
+        ),
+        Route::post("/logged-models/search", m(SignedIn), search_logged_models),
+        Route::post("/users/create", m(Admin), users::create_user),
+        Route::get("/users/get", m(SelfOrAdmin), users::get_user),
+        Route::get("/users/list", m(Admin), users::list_users),
+        Route::get("/users/current", m(SignedIn), users::get_current_user),
+        Route::patch(
+            "/users/update-password",
+            m(SelfOrAdmin),
+            users::update_user_password,
+        ),
+        Route::patch("/users/update-admin", m(Admin), users::update_user_admin),
+        Route::delete("/users/delete", m(Admin), users::delete_user),
+        // A route rather than a fallback: nested fallbacks lose to `/api/{*rest}`.
+        Route::any("/{*rest}", Access::SignedIn, endpoint_not_found),
+    ];
+    Dialect {
+        prefixes: &["/api/2.0/mlflow", "/ajax-api/2.0/mlflow"],
+        routes,
+        body_limit: BODY_LIMIT,
+        finish: method_not_allowed,
+    }
+}
+
+/// MLflow's 405 body for a known endpoint called with another method.
+fn method_not_allowed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
+    m.fallback(|| async {
+        let body = json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
+        (StatusCode::METHOD_NOT_ALLOWED, Json(body))
+    })
 }
 
 /// Any path under the MLflow prefix that names no endpoint.
@@ -66,14 +141,33 @@ async fn endpoint_not_found() -> (StatusCode, Json<serde_json::Value>) {
     (StatusCode::NOT_FOUND, Json(body))
 }
 
-/// Routes of MLflow 3's per-user permission endpoints, relative to `/api/3.0/mlflow` (and
+/// MLflow 3's per-user permission endpoints under `/api/3.0/mlflow` (and
 /// `/ajax-api/3.0/mlflow`), as `mlflow.server.auth.client.AuthServiceClient` calls them.
-pub fn routes_v3() -> Router<AppState> {
+pub fn dialect_v3() -> Dialect {
     use permissions as p;
-    Router::new()
-        .route("/users/permissions/grant", post(p::grant_user_permission))
-        .route("/users/permissions/revoke", post(p::revoke_user_permission))
-        .route("/users/permissions/get", get(p::get_user_permission))
+    let m = |p: Policy| Access::Mlflow(p);
+    Dialect {
+        prefixes: &["/api/3.0/mlflow", "/ajax-api/3.0/mlflow"],
+        routes: vec![
+            Route::post(
+                "/users/permissions/grant",
+                m(Policy::ManageResource),
+                p::grant_user_permission,
+            ),
+            Route::post(
+                "/users/permissions/revoke",
+                m(Policy::ManageResource),
+                p::revoke_user_permission,
+            ),
+            Route::get(
+                "/users/permissions/get",
+                m(Policy::GetUserPermission),
+                p::get_user_permission,
+            ),
+        ],
+        body_limit: BODY_LIMIT,
+        finish: method_not_allowed,
+    }
 }
 
 /// `POST logged-models/search`: logged models are not supported, so there are none.

@@ -8,34 +8,14 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::fields::Fields;
+use super::policy::experiment_resource;
 use super::request::Msg;
 use super::{read, write};
 use crate::error::MlflowError;
 use crate::permissions as perm;
-use crate::tracking::experiments::parse_id;
 use crate::{AppState, Error};
 
 type Reply = Result<Json<Value>, MlflowError>;
-
-/// The experiment id named by `resource_type` / `resource_id` (only experiments are
-/// supported; anything else is MLflow's INVALID_PARAMETER_VALUE).
-pub fn experiment_resource(f: &Fields) -> Result<i64, Error> {
-    let kind = f.req_str("resource_type")?;
-    if kind != "experiment" {
-        return Err(Error::InvalidParameter(format!(
-            "resource_type '{kind}' is not supported by the per-user permission convenience \
-             APIs; runlens supports 'experiment'."
-        )));
-    }
-    let id = f.req_str("resource_id")?;
-    if id == "*" {
-        return Err(Error::InvalidParameter(
-            "Wildcard resource_id '*' is not supported; grant per experiment.".into(),
-        ));
-    }
-    parse_id(&id)
-}
 
 /// MLflow's permission name → level (`None` = level 0).
 fn parse_permission(name: &str) -> Result<Option<Level>, Error> {

@@ -8,15 +8,29 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{header, Method};
 use serde_json::{Map, Value};
 
+use std::sync::OnceLock;
+
+use tokio::sync::Semaphore;
+
 use super::fields::Fields;
 use super::policy;
 use crate::auth::Caller;
 use crate::error::MlflowError;
+use crate::routes::{Access, RouteSpec};
 use crate::AppState;
 use crate::Error;
 
-/// Largest request body accepted (log-inputs may carry large dataset profiles).
-pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// Bodies larger than this (or of undeclared length) are parsed at most
+/// [`HEAVY_CONCURRENCY`] at a time: a parsed JSON value takes up to ~16 times its text, so
+/// this bounds the memory that large requests at once can take.
+pub const HEAVY_BODY_BYTES: usize = 256 * 1024;
+/// See [`HEAVY_BODY_BYTES`].
+pub const HEAVY_CONCURRENCY: usize = 2;
+
+fn heavy_slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| Semaphore::new(HEAVY_CONCURRENCY))
+}
 
 /// The decoded request message, from the JSON body (POST) or the query string (GET).
 pub struct Msg(pub Fields);
@@ -24,21 +38,30 @@ pub struct Msg(pub Fields);
 impl FromRequest<AppState> for Msg {
     type Rejection = MlflowError;
 
-    /// Decodes the message, then applies the endpoint's permission policy (401 without a
-    /// caller, 404/403 from the policy); a handler only ever sees permitted requests.
+    /// Decodes the message, then applies the endpoint's policy from the route table (401
+    /// without a caller, 404/403 from the policy); a handler only ever sees permitted
+    /// requests.
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let caller = req
             .extensions()
             .get::<Caller>()
             .cloned()
             .ok_or_else(|| Error::Unauthenticated("Sign in to continue.".into()))?;
-        let endpoint = req.uri().path();
-        let policy = policy::policy(endpoint).ok_or_else(|| {
-            Error::Internal(format!(
-                "no permission policy for MLflow endpoint {endpoint}"
-            ))
-        })?;
-        let fields = decode(req).await?;
+        let spec = req.extensions().get::<RouteSpec>().copied();
+        let (policy, limit) = match spec {
+            Some(RouteSpec {
+                access: Access::Mlflow(policy),
+                body_limit,
+            }) => (policy, body_limit),
+            _ => {
+                return Err(Error::Internal(format!(
+                    "route {} decodes an MLflow message but declares no MLflow policy",
+                    req.uri().path()
+                ))
+                .into())
+            }
+        };
+        let fields = decode(req, limit).await?;
         let fields = state
             .store
             .call(move |c| {
@@ -50,20 +73,38 @@ impl FromRequest<AppState> for Msg {
     }
 }
 
-/// Decodes the request message from the query string (GET) or the JSON body.
-async fn decode(req: Request) -> Result<Fields, Error> {
+fn too_large(limit: usize) -> Error {
+    Error::InvalidParameter(format!("Request body too large (limit {limit} bytes)."))
+}
+
+/// Decodes the request message from the query string (GET, or a body-less DELETE/PATCH)
+/// or the JSON body, refusing bodies over `limit` before reading them when their length
+/// is declared, and while reading them otherwise.
+async fn decode(req: Request, limit: usize) -> Result<Fields, Error> {
     if req.method() == Method::GET {
         let map = parse_query(req.uri().query().unwrap_or(""));
         return Ok(Fields::new(map, true));
     }
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large(limit));
+    }
+    if req.method() != Method::POST && req.headers().get(header::CONTENT_TYPE).is_none() {
+        let map = parse_query(req.uri().query().unwrap_or(""));
+        return Ok(Fields::new(map, true));
+    }
     check_content_type(&req)?;
-    let bytes = to_bytes(req.into_body(), MAX_BODY_BYTES)
+    let _slot = match declared {
+        Some(n) if n <= HEAVY_BODY_BYTES as u64 => None,
+        _ => Some(heavy_slots().acquire().await),
+    };
+    let bytes = to_bytes(req.into_body(), limit)
         .await
-        .map_err(|_| {
-            Error::InvalidParameter(format!(
-                "Request body too large or unreadable (limit {MAX_BODY_BYTES} bytes)."
-            ))
-        })?;
+        .map_err(|_| too_large(limit))?;
     Ok(Fields::new(parse_body(&bytes)?, false))
 }
 

@@ -9,8 +9,10 @@ use super::request::Msg;
 use super::wire::{RunInfoJson, RunJson};
 use super::{max_results, read, write};
 use crate::error::MlflowError;
+use crate::tracking::filter::check_order_by_len;
 use crate::tracking::model::RunStatus;
 use crate::tracking::runs::{self, NewRun};
+use crate::tracking::validation::{validate_run_name, validate_user_id};
 use crate::tracking::{experiments, page_token, search, ViewType};
 use crate::AppState;
 
@@ -27,10 +29,14 @@ fn parse_status(s: &str) -> Option<RunStatus> {
 /// `POST runs/create`
 pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let experiment_id = experiments::parse_id(&f.req_str("experiment_id")?)?;
+    let user_id = f.opt_str("user_id")?.unwrap_or_default();
+    validate_user_id(&user_id)?;
+    let run_name = f.opt_str("run_name")?;
+    run_name.as_deref().map(validate_run_name).transpose()?;
     let new = NewRun {
         experiment_id,
-        user_id: f.opt_str("user_id")?.unwrap_or_default(),
-        run_name: f.opt_str("run_name")?,
+        user_id,
+        run_name,
         start_time: f.opt_i64("start_time")?,
         tags: f.key_values("tags")?,
     };
@@ -55,6 +61,7 @@ pub async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let status = f.opt_enum("status", parse_status)?;
     let end_time = f.opt_i64("end_time")?;
     let run_name = f.opt_str("run_name")?;
+    run_name.as_deref().map(validate_run_name).transpose()?;
     let info = write(&s, move |c| {
         runs::update(c, &run_id, status, end_time, run_name.as_deref())
     })
@@ -98,6 +105,7 @@ pub async fn search_runs(
         .collect();
     let filter = f.opt_str("filter")?.unwrap_or_default();
     let order_by = f.str_list("order_by")?;
+    check_order_by_len(&order_by)?;
     let view = f
         .opt_enum("run_view_type", ViewType::parse)?
         .unwrap_or_default();

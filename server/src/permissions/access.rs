@@ -4,8 +4,9 @@
 use api_types::{Grant, Level, Principal, PrincipalKind};
 use rusqlite::Connection;
 
-use super::grants::level_from_db;
+use super::levels::level_from_db;
 use super::rules::{scope, Scope, SHARED_PREFIX, USERS_PREFIX};
+use crate::store::sql::contains;
 use crate::Error;
 
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
@@ -78,12 +79,14 @@ pub fn search_principals(
     limit: usize,
 ) -> Result<Vec<Principal>, Error> {
     let needle = q.to_lowercase();
-    let mut stmt = conn.prepare_cached(
-        "SELECT 'user', username FROM users WHERE disabled = 0 AND instr(lower(username), ?1) > 0
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT 'user', username FROM users WHERE disabled = 0 AND {}
          UNION ALL
-         SELECT 'group', name FROM groups WHERE instr(lower(name), ?1) > 0
+         SELECT 'group', name FROM groups WHERE {}
          ORDER BY 1 DESC, 2 LIMIT ?2",
-    )?;
+        contains("lower(username)", "?1"),
+        contains("lower(name)", "?1")
+    ))?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = stmt.query_map(rusqlite::params![needle, limit], |r| {
         let kind = match r.get::<_, String>(0)?.as_str() {

@@ -5,7 +5,9 @@
 use api_types::Level;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::rules::{experiment_name, level_on, path_owner, scope, USERS_PREFIX};
+use super::rules::{
+    experiment_name, level_on, path_owner, scope, DEFAULT_EXPERIMENT, USERS_PREFIX,
+};
 use crate::auth::Caller;
 use crate::Error;
 
@@ -129,10 +131,14 @@ pub fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
     }
 }
 
-/// Checks a rename of experiment `id` to `new_name`: CAN_EDIT when the new name keeps the
-/// experiment's implicit access (same owner folder, or both shared, or neither), else
-/// CAN_MANAGE, since moving it would change who can see it; and never into another user's
-/// folder.
+/// Checks a rename of experiment `id` to `new_name`. Always: the caller may create an
+/// experiment at the new name unless it stays in its owner's folder (so never into
+/// another user's folder, whatever the old name's scope); an experiment in
+/// `/Users/<owner>/` leaves that folder only by its owner's (or an admin's) hand, so a
+/// grantee can never take it away from its owner; the Default experiment never moves into
+/// a private folder. Then CAN_EDIT when the new name keeps the experiment's implicit access
+/// (same owner folder, or both shared, or neither), else CAN_MANAGE, since moving it would
+/// change who can see it.
 pub fn require_rename(
     conn: &Connection,
     caller: &Caller,
@@ -141,10 +147,35 @@ pub fn require_rename(
 ) -> Result<Granted, Error> {
     let old = experiment_name(conn, id)?
         .ok_or_else(|| Error::NotFound(format!("No Experiment with id={id} exists")))?;
-    if scope(id, &old) == scope(id, new_name) {
-        return require_experiment(conn, caller, id, Level::CanEdit);
+    let need = match scope(id, &old) == scope(id, new_name) {
+        true => Level::CanEdit,
+        false => Level::CanManage,
+    };
+    let granted = require_experiment(conn, caller, id, need)?;
+    if id == DEFAULT_EXPERIMENT && path_owner(new_name).is_some() {
+        return Err(Error::InvalidParameter(
+            "The Default experiment cannot be moved into a private /Users/ folder.".into(),
+        ));
     }
-    let granted = require_experiment(conn, caller, id, Level::CanManage)?;
-    may_create(caller, new_name)?;
-    Ok(granted)
+    // Within one owner's folder the experiment moves into nothing new.
+    let stays_in_folder = path_owner(&old).is_some() && path_owner(&old) == path_owner(new_name);
+    if !stays_in_folder {
+        may_create(caller, new_name)?;
+    }
+    match path_owner(&old) {
+        Some(owner)
+            if path_owner(new_name) != Some(owner)
+                && owner != caller.username
+                && !caller.is_admin =>
+        {
+            Err(Error::PermissionDenied {
+                message: format!(
+                    "Only {owner} (or an admin) can move an experiment out of \
+                     {USERS_PREFIX}{owner}/."
+                ),
+                grantors: Vec::new(),
+            })
+        }
+        _ => Ok(granted),
+    }
 }

@@ -3,27 +3,8 @@
 use api_types::{Level, Principal, PrincipalKind};
 use rusqlite::{params, Connection, OptionalExtension};
 
+pub use super::levels::{level_from_db, level_to_db};
 use crate::Error;
-
-/// The stored integer of a level; `None` (MLflow `NO_PERMISSIONS`) is 0.
-pub fn level_to_db(level: Option<Level>) -> i64 {
-    match level {
-        None => 0,
-        Some(Level::CanRead) => 1,
-        Some(Level::CanEdit) => 2,
-        Some(Level::CanManage) => 3,
-    }
-}
-
-/// The level of a stored integer (0 and anything unknown: no permission).
-pub fn level_from_db(n: i64) -> Option<Level> {
-    match n {
-        1 => Some(Level::CanRead),
-        2 => Some(Level::CanEdit),
-        3 => Some(Level::CanManage),
-        _ => None,
-    }
-}
 
 /// The column value of a principal kind in `experiment_grants.principal_kind`.
 pub(crate) fn kind_str(kind: PrincipalKind) -> &'static str {
@@ -67,6 +48,9 @@ pub fn set_grant(
     level: Option<Level>,
 ) -> Result<(), Error> {
     ensure_experiment(conn, experiment_id)?;
+    if level.is_none() {
+        protect_owner(conn, experiment_id, principal)?;
+    }
     let id = principal_id(conn, principal)?;
     conn.execute(
         "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
@@ -90,6 +74,7 @@ pub fn revoke_grant(
     principal: &Principal,
 ) -> Result<(), Error> {
     ensure_experiment(conn, experiment_id)?;
+    protect_owner(conn, experiment_id, principal)?;
     let id = principal_id(conn, principal)?;
     let n = conn.execute(
         "DELETE FROM experiment_grants
@@ -102,6 +87,36 @@ pub fn revoke_grant(
             principal.name
         )));
     }
+    Ok(())
+}
+
+/// Refuses to take access away from an experiment's owner (`<name>` of its
+/// `/Users/<name>/...` path): nobody, not even an admin, can lock an owner out.
+fn protect_owner(
+    conn: &Connection,
+    experiment_id: i64,
+    principal: &Principal,
+) -> Result<(), Error> {
+    if principal.kind != PrincipalKind::User {
+        return Ok(());
+    }
+    let name = super::rules::experiment_name(conn, experiment_id)?.unwrap_or_default();
+    if super::rules::path_owner(&name) == Some(principal.name.as_str()) {
+        return Err(Error::InvalidParameter(format!(
+            "Cannot remove the owner's access: {} owns '{name}'.",
+            principal.name
+        )));
+    }
+    Ok(())
+}
+
+/// Removes every grant held by user `user_id` (their account is being deleted; grants name
+/// principals by id, with no foreign key to cascade).
+pub fn delete_user_grants(conn: &Connection, user_id: i64) -> Result<(), Error> {
+    conn.execute(
+        "DELETE FROM experiment_grants WHERE principal_kind = 'user' AND principal_id = ?1",
+        [user_id],
+    )?;
     Ok(())
 }
 

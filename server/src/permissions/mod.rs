@@ -4,6 +4,7 @@
 mod access;
 mod check;
 mod grants;
+mod levels;
 mod principals;
 mod readable;
 mod rules;
@@ -15,7 +16,8 @@ pub use check::{
     grantors, level_name, may_create, require_experiment, require_rename, require_run, Granted,
 };
 pub use grants::{
-    grant_creator, level_from_db, level_to_db, principal_id, revoke_grant, set_grant,
+    delete_user_grants, grant_creator, level_from_db, level_to_db, principal_id, revoke_grant,
+    set_grant,
 };
 pub use principals::{caller_for, experiment_level};
 pub use readable::{readable_sql, ReadableSql};

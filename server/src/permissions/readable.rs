@@ -6,6 +6,7 @@ use rusqlite::types::Value;
 
 use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;
+use crate::store::sql::json_list;
 
 /// A boolean SQL expression over the experiment id column `id_col` and name column
 /// `name_col`, with the values it binds (in order, for `?` placeholders).
@@ -27,12 +28,13 @@ pub fn readable_sql(caller: &Caller, id_col: &str, name_col: &str) -> ReadableSq
     }
     let own_prefix = format!("{USERS_PREFIX}{}/", caller.username);
     let groups = serde_json::to_string(&caller.group_ids).unwrap_or_else(|_| "[]".into());
+    let groups_in = json_list("?");
     let sql = format!(
         "({id_col} IN (SELECT g.experiment_id FROM experiment_grants g
                         WHERE g.level > 0
                           AND ((g.principal_kind = 'user' AND g.principal_id = ?)
                             OR (g.principal_kind = 'group'
-                                AND g.principal_id IN (SELECT value FROM json_each(?)))))
+                                AND g.principal_id IN {groups_in})))
           OR substr({name_col}, 1, ?) = ?
           OR (({id_col} = {DEFAULT_EXPERIMENT} OR substr({name_col}, 1, ?) = ?)
               AND NOT EXISTS (SELECT 1 FROM experiment_grants b

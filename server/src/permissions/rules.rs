@@ -4,7 +4,7 @@
 use api_types::Level;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::grants::level_from_db;
+use super::levels::level_from_db;
 use crate::auth::Caller;
 use crate::Error;
 
@@ -57,15 +57,16 @@ pub struct Explicit {
 pub fn explicit(conn: &Connection, caller: &Caller, id: i64) -> Result<Explicit, Error> {
     let groups = serde_json::to_string(&caller.group_ids)
         .map_err(|e| Error::Internal(format!("encoding group ids: {e}")))?;
+    let sql = format!(
+        "SELECT max(level), max(principal_kind = 'user' AND level = 0)
+           FROM experiment_grants
+          WHERE experiment_id = ?1
+            AND ((principal_kind = 'user' AND principal_id = ?2)
+              OR (principal_kind = 'group' AND principal_id IN {}))",
+        crate::store::sql::json_list("?3")
+    );
     let (best, blocked): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(
-            "SELECT max(level), max(principal_kind = 'user' AND level = 0)
-               FROM experiment_grants
-              WHERE experiment_id = ?1
-                AND ((principal_kind = 'user' AND principal_id = ?2)
-                  OR (principal_kind = 'group'
-                      AND principal_id IN (SELECT value FROM json_each(?3))))",
-        )?
+        .prepare_cached(&sql)?
         .query_row(params![id, caller.user_id, groups], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;

@@ -144,10 +144,11 @@ fn unknown_principals_and_experiments_are_not_found() {
                 set_grant(c, 999, &alice, None),
                 Err(Error::NotFound(_))
             ));
-            assert!(matches!(
-                revoke_grant(c, id, &alice),
-                Err(Error::NotFound(_))
-            ));
+            // No such grant (bob exists, but holds none here; alice as the owner is refused
+            // differently, see decision A).
+            user(c, "bob", false);
+            let bob = principal(PrincipalKind::User, "bob");
+            assert!(matches!(revoke_grant(c, id, &bob), Err(Error::NotFound(_))));
             Ok(())
         })
         .expect("not found");

@@ -1,22 +1,28 @@
-//! The embedded SQLite store: a connection pool, the schema, and the blocking-call bridge
-//! that handlers use (`store.call(|conn| ...).await`). Feature modules (`mlflow`, `v1`, ...)
-//! write their own queries against `schema.sql`.
+//! The embedded SQLite store: versioned migrations, a connection pool, and the
+//! blocking-call bridge that handlers use (`store.call(|conn| ...).await`). The SQL lives
+//! with the modules that own the tables (`tracking`, `auth`'s store files, `permissions`);
+//! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s, the
+//! migrations, and [`sql`], the named SQLite-only fragments that store-side modules use.
+
+pub mod meta;
+mod migrate;
+pub mod sql;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 use std::time::Duration;
 
+use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 
+pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
+
 use crate::error::Error;
 
-/// The schema, applied on every start in this order (idempotent): tracking, identity,
-/// permissions.
-const SCHEMAS: [&str; 3] = [
-    include_str!("schema.sql"),
-    include_str!("../auth/schema.sql"),
-    include_str!("../permissions/schema.sql"),
-];
+/// Connections in the pool.
+const POOL_SIZE: u32 = 8;
 
 /// A pool of SQLite connections to one database file in WAL mode.
 #[derive(Clone)]
@@ -24,9 +30,19 @@ pub struct Store {
     pool: r2d2::Pool<SqliteConnectionManager>,
 }
 
+/// Pool errors (a connection that cannot be opened) go to the log.
+#[derive(Debug)]
+struct LogPoolErrors;
+
+impl HandleError<rusqlite::Error> for LogPoolErrors {
+    fn handle_error(&self, error: rusqlite::Error) {
+        tracing::error!("database connection: {error}");
+    }
+}
+
 impl Store {
-    /// Opens (creating if needed) `dir/runlens.db`, applies the schema and makes sure the
-    /// Default experiment `0` exists.
+    /// Opens (creating if needed) `dir/runlens.db`, migrates it to the latest schema and
+    /// makes sure the Default experiment `0` exists.
     pub fn open(dir: &Path) -> Result<Self, Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Internal(format!("cannot create {}: {e}", dir.display())))?;
@@ -35,30 +51,48 @@ impl Store {
 
     /// Opens a database file directly (tests use a temp file).
     pub fn open_file(path: &Path) -> Result<Self, Error> {
-        let manager = SqliteConnectionManager::file(path).with_init(|c| {
-            // WAL + synchronous=FULL: every committed (acknowledged) write is on disk
-            // before the handler answers, so a crash or kill -9 loses nothing.
-            c.execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = FULL;
-                 PRAGMA foreign_keys = ON;
-                 PRAGMA busy_timeout = 30000;
-                 PRAGMA cache_size = -32000;",
-            )
-        });
-        let pool = r2d2::Pool::builder()
-            .max_size(8)
-            .connection_timeout(Duration::from_secs(30))
-            .build(manager)
-            .map_err(|e| Error::Internal(format!("cannot open database: {e}")))?;
-        let store = Store { pool };
-        store.blocking(|c| {
-            for schema in SCHEMAS {
-                c.execute_batch(schema)?;
+        Self::open_with(path, Box::new(LogPoolErrors))
+    }
+
+    /// Prepares the file over ONE connection (WAL, migrations, Default experiment) and only
+    /// then builds the pool, so pooled connections never race each other for the lock that
+    /// switching the journal mode or migrating takes.
+    fn open_with(
+        path: &Path,
+        errors: Box<dyn HandleError<rusqlite::Error>>,
+    ) -> Result<Self, Error> {
+        let cannot_open = |e: &dyn std::fmt::Display| {
+            Error::Internal(format!("cannot open database {}: {e}", path.display()))
+        };
+        {
+            let mut conn = Connection::open(path).map_err(|e| cannot_open(&e))?;
+            configure(&mut conn).map_err(|e| cannot_open(&e))?;
+            // Persistent in the file: every later connection is in WAL mode too.
+            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(cannot_open(&format!("journal mode is {mode}, not wal")));
             }
-            init_default_experiment(c)
-        })?;
-        Ok(store)
+            let done = migrate(&mut conn)?;
+            tracing::info!(
+                "database at version {}, applied {} migrations{}",
+                done.version,
+                done.applied,
+                if done.adopted {
+                    " (a database made before migrations, recorded as version 1)"
+                } else {
+                    ""
+                }
+            );
+            init_default_experiment(&conn)?;
+        }
+        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let pool = r2d2::Pool::builder()
+            .max_size(POOL_SIZE)
+            .connection_timeout(Duration::from_secs(30))
+            .error_handler(errors)
+            .build(manager)
+            .map_err(|e| cannot_open(&e))?;
+        Ok(Store { pool })
     }
 
     /// Runs `f` with a pooled connection on the current thread (start-up, CLI, tests).
@@ -86,13 +120,27 @@ impl Store {
     }
 }
 
+/// Per-connection settings. The busy timeout comes first, so that nothing after it fails
+/// at once on a lock another connection holds. synchronous=FULL: every committed
+/// (acknowledged) write is on disk before the handler answers, so a crash or kill -9
+/// loses nothing.
+fn configure(c: &mut Connection) -> rusqlite::Result<()> {
+    c.execute_batch(
+        "PRAGMA busy_timeout = 30000;
+         PRAGMA synchronous = FULL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA cache_size = -32000;",
+    )
+}
+
 /// Creates experiment `0` named `Default` if missing (MLflow clients log there by default).
-fn init_default_experiment(c: &mut Connection) -> Result<(), Error> {
+fn init_default_experiment(c: &Connection) -> Result<(), Error> {
     let now = crate::util::now_ms();
     c.execute(
-        "INSERT OR IGNORE INTO experiments
+        "INSERT INTO experiments
            (experiment_id, name, artifact_location, lifecycle_stage, creation_time, last_update_time)
-         VALUES (0, 'Default', 'mlflow-artifacts:/0', 'active', ?1, ?1)",
+         VALUES (0, 'Default', 'mlflow-artifacts:/0', 'active', ?1, ?1)
+         ON CONFLICT DO NOTHING",
         [now],
     )?;
     Ok(())

@@ -52,6 +52,18 @@ pub fn create(
     artifact_location: Option<&str>,
     tags: &[(String, String)],
 ) -> Result<i64, Error> {
+    create_at(conn, name, artifact_location, tags, now_ms())
+}
+
+/// [`create`] with the creation time given (ms since the epoch); the demo backdates its
+/// experiments.
+pub fn create_at(
+    conn: &Connection,
+    name: &str,
+    artifact_location: Option<&str>,
+    tags: &[(String, String)],
+    created: i64,
+) -> Result<i64, Error> {
     validate_experiment_name(name)?;
     if let Some(loc) = artifact_location {
         validate_artifact_location(loc)?;
@@ -66,13 +78,12 @@ pub fn create(
              across active and deleted experiments"
         )));
     }
-    let now = now_ms();
-    conn.prepare_cached(
-        "INSERT INTO experiments (name, artifact_location, lifecycle_stage, creation_time, \
-         last_update_time) VALUES (?1, '', 'active', ?2, ?2)",
-    )?
-    .execute(params![name, now])?;
-    let id = conn.last_insert_rowid();
+    let id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO experiments (name, artifact_location, lifecycle_stage, creation_time, \
+             last_update_time) VALUES (?1, '', 'active', ?2, ?2) RETURNING experiment_id",
+        )?
+        .query_row(params![name, created], |r| r.get(0))?;
     let loc = match artifact_location.filter(|l| !l.is_empty()) {
         Some(l) => l.to_string(),
         None => format!("mlflow-artifacts:/{id}"),
@@ -85,11 +96,28 @@ pub fn create(
     Ok(id)
 }
 
-fn find_id_by_name(conn: &Connection, name: &str) -> Result<Option<i64>, Error> {
+/// The id of the experiment named `name` (deleted ones too), if any.
+pub fn find_id_by_name(conn: &Connection, name: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .prepare_cached("SELECT experiment_id FROM experiments WHERE name = ?1")?
         .query_row([name], |r| r.get(0))
         .optional()?)
+}
+
+/// The id of the experiment that `key` names: an id (if `key` is a number naming one) or
+/// else an exact name (deleted experiments too); `Error::NotFound` otherwise.
+pub fn find_id(conn: &Connection, key: &str) -> Result<i64, Error> {
+    if let Ok(id) = key.parse::<i64>() {
+        let found: Option<i64> = conn
+            .prepare_cached("SELECT experiment_id FROM experiments WHERE experiment_id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        if let Some(id) = found {
+            return Ok(id);
+        }
+    }
+    find_id_by_name(conn, key)?
+        .ok_or_else(|| Error::NotFound(format!("Experiment '{key}' does not exist.")))
 }
 
 /// An experiment by id (deleted ones too).

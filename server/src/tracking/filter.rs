@@ -83,9 +83,41 @@ pub struct Clause {
     pub value: Literal,
 }
 
-/// Parses a filter string into its AND-ed clauses ("" or blank = no clause).
+/// Most AND-ed comparisons in one filter.
+pub const MAX_CLAUSES: usize = 100;
+/// Most values in all of a filter's IN lists together.
+pub const MAX_IN_VALUES: usize = 10_000;
+/// Most order_by keys in one search.
+pub const MAX_ORDER_BY: usize = 10;
+
+/// `text`, shortened for an error message (a request may send megabytes of it).
+pub fn excerpt(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// Refuses more than [`MAX_ORDER_BY`] order_by keys.
+pub fn check_order_by_len(order_by: &[String]) -> Result<(), Error> {
+    if order_by.len() > MAX_ORDER_BY {
+        return Err(Error::InvalidParameter(format!(
+            "Invalid value for parameter 'order_by': at most {MAX_ORDER_BY} order_by keys are \
+             supported, got {}.",
+            order_by.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Parses a filter string into its AND-ed clauses ("" or blank = no clause); at most
+/// [`MAX_CLAUSES`] comparisons and [`MAX_IN_VALUES`] IN-list values.
 pub fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
-    let err = |why: String| Error::InvalidParameter(format!("Invalid filter '{filter}': {why}"));
+    let err = |why: String| {
+        Error::InvalidParameter(format!("Invalid filter '{}': {why}", excerpt(filter)))
+    };
+    let mut in_values = 0usize;
     let mut lx = Lexer::new(filter);
     let mut clauses = Vec::new();
     lx.skip_ws();
@@ -96,7 +128,20 @@ pub fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
         let ident = lx.ident().map_err(err)?;
         let op = lx.op().map_err(err)?;
         let value = lx.literal(op).map_err(err)?;
+        if let Literal::List(items) = &value {
+            in_values += items.len();
+            if in_values > MAX_IN_VALUES {
+                return Err(err(format!(
+                    "IN lists may hold at most {MAX_IN_VALUES} values in all"
+                )));
+            }
+        }
         clauses.push(Clause { ident, op, value });
+        if clauses.len() > MAX_CLAUSES {
+            return Err(err(format!(
+                "a filter may have at most {MAX_CLAUSES} comparisons"
+            )));
+        }
         lx.skip_ws();
         if lx.at_end() {
             return Ok(clauses);
@@ -106,15 +151,19 @@ pub fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
             Some(w) if w.eq_ignore_ascii_case("or") => {
                 return Err(err("OR is not supported; only AND".into()))
             }
-            _ => return Err(err(format!("unexpected text at '{}'", lx.rest()))),
+            _ => return Err(err(format!("unexpected text at '{}'", excerpt(lx.rest())))),
         }
     }
 }
 
 /// Parses one order_by clause: `<ident> [ASC|DESC]`; returns the identifier and `ascending`.
 pub fn parse_order_by(clause: &str) -> Result<(Ident, bool), Error> {
-    let err =
-        |why: String| Error::InvalidParameter(format!("Invalid order_by clause '{clause}': {why}"));
+    let err = |why: String| {
+        Error::InvalidParameter(format!(
+            "Invalid order_by clause '{}': {why}",
+            excerpt(clause)
+        ))
+    };
     let mut lx = Lexer::new(clause);
     let ident = lx.ident().map_err(err)?;
     lx.skip_ws();

@@ -1,17 +1,24 @@
 //! The tracking domain: experiments, runs, params, tags and metrics, with MLflow's rules,
-//! as queries against the store. Both API dialects call into here.
+//! as queries against the store. Both API dialects and the demo call into here; no SQL
+//! over these tables lives anywhere else. The app API's read models (pages' summaries, the
+//! runs table, chart series) are here too, next to the tables they read.
 
-pub mod experiment_search;
 pub mod experiments;
 pub mod filter;
 pub mod history;
-pub mod logging;
+pub mod log_batch;
 pub mod model;
 pub mod names;
+pub mod overview;
 pub mod page_token;
+pub mod run_table;
 pub mod runs;
 pub mod search;
+pub mod series;
+pub mod tags;
 pub mod validation;
+
+// The modules' former names, until the MLflow dialect imports the new ones.
 
 use rusqlite::{Connection, TransactionBehavior};
 

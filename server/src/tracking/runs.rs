@@ -4,12 +4,10 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::model::{from_stored, Metric, Point, Run, RunInfo, RunStatus};
-use super::{experiments, logging, names};
+use super::tags::{self, RUN_NAME_TAG};
+use super::{experiments, names};
 use crate::util::now_ms;
 use crate::Error;
-
-/// The tag that mirrors a run's name.
-pub const RUN_NAME_TAG: &str = "mlflow.runName";
 
 const INFO_COLUMNS: &str = "run_uuid, experiment_id, name, user_id, status, start_time, \
                             end_time, artifact_uri, lifecycle_stage";
@@ -43,8 +41,14 @@ fn info_from_row(r: &Row<'_>) -> rusqlite::Result<RunInfo> {
     })
 }
 
-/// Creates a run in an active experiment; returns its id.
+/// Creates a run in an active experiment; returns its (random) id.
 pub fn create(conn: &Connection, new: NewRun) -> Result<String, Error> {
+    create_with_id(conn, uuid::Uuid::new_v4().simple().to_string(), new)
+}
+
+/// [`create`] with the run id given (32 lowercase hex chars): the demo derives its ids from
+/// its seed, so that its data is the same on every load.
+pub fn create_with_id(conn: &Connection, run_id: String, new: NewRun) -> Result<String, Error> {
     let exp = experiments::get(conn, new.experiment_id)?;
     if exp.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -70,7 +74,6 @@ pub fn create(conn: &Connection, new: NewRun) -> Result<String, Error> {
     let name = given
         .or_else(|| tag_name.cloned())
         .unwrap_or_else(names::random_run_name);
-    let run_id = uuid::Uuid::new_v4().simple().to_string();
     let artifact_uri = format!("{}/{run_id}/artifacts", exp.artifact_location);
     conn.prepare_cached(&format!(
         "INSERT INTO runs ({INFO_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'RUNNING', ?5, NULL, ?6, 'active')"
@@ -86,7 +89,7 @@ pub fn create(conn: &Connection, new: NewRun) -> Result<String, Error> {
     let mut tags = new.tags;
     tags.retain(|(k, _)| k != RUN_NAME_TAG);
     tags.push((RUN_NAME_TAG.to_string(), name));
-    logging::set_tags(conn, &run_id, &tags, "tags")?;
+    tags::set_tags(conn, &run_id, &tags, "tags")?;
     Ok(run_id)
 }
 
@@ -219,16 +222,9 @@ pub fn update(
     }
     if let Some(name) = run_name.filter(|n| !n.is_empty()) {
         let tag = [(RUN_NAME_TAG.to_string(), name.to_string())];
-        logging::set_tags(conn, run_id, &tag, "run_name")?;
+        tags::set_tags(conn, run_id, &tag, "run_name")?;
     }
     get_info(conn, run_id)
-}
-
-/// Renames a run (called when the `mlflow.runName` tag is set).
-pub(crate) fn set_name(conn: &Connection, run_id: &str, name: &str) -> Result<(), Error> {
-    conn.prepare_cached("UPDATE runs SET name = ?1 WHERE run_uuid = ?2")?
-        .execute(params![name, run_id])?;
-    Ok(())
 }
 
 /// Marks a run deleted (`true`) or active again.

@@ -82,6 +82,21 @@ pub fn truncate(value: String, max: usize) -> String {
     }
 }
 
+/// Longest run name (MLflow's `runs.name` column).
+pub const MAX_RUN_NAME_LENGTH: usize = 250;
+/// Longest `user_id` of a run (MLflow's `runs.user_id` column).
+pub const MAX_USER_ID_LENGTH: usize = 256;
+
+/// Checks a run name's length.
+pub fn validate_run_name(name: &str) -> Result<(), Error> {
+    validate_length("Run name", name, MAX_RUN_NAME_LENGTH)
+}
+
+/// Checks a run's `user_id` length.
+pub fn validate_user_id(user_id: &str) -> Result<(), Error> {
+    validate_length("user_id", user_id, MAX_USER_ID_LENGTH)
+}
+
 /// Checks that `value` has at most `max` characters.
 pub fn validate_length(what: &str, value: &str, max: usize) -> Result<(), Error> {
     let len = value.chars().count();

@@ -103,7 +103,7 @@ impl Field {
             },
             None | Some("attribute" | "attributes" | "attr" | "run") => {
                 Attr::parse(&key).map(Field::Attr).ok_or_else(|| {
-                    let valid = super::searchable_attributes().join("', '");
+                    let valid = searchable_attributes().join("', '");
                     Error::InvalidParameter(format!(
                         "Invalid attribute key '{key}' specified. Valid keys are '{valid}'"
                     ))
@@ -176,4 +176,9 @@ impl Field {
             Field::Dataset(k) => format!("dataset '{k}'"),
         }
     }
+}
+
+/// The attribute names a runs search accepts (error messages and tests).
+pub fn searchable_attributes() -> Vec<&'static str> {
+    Attr::ALL.iter().map(|a| a.name()).collect()
 }

@@ -1,7 +1,7 @@
 //! Runs search against a real (temporary) database.
 
 use super::search_run_ids;
-use crate::tracking::logging::{log_batch, Batch};
+use crate::tracking::log_batch::{log_batch, Batch};
 use crate::tracking::model::{Metric, Point};
 use crate::tracking::runs::{self, NewRun};
 use crate::tracking::{experiments, write, ViewType};

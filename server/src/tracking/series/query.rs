@@ -1,72 +1,32 @@
-//! A chart's data (`GET /runs/{id}/series`): one metric of one run over an x range,
-//! streamed from the index in x order through the M4 reducer.
+//! A chart's data: one metric of one run over an x range, streamed from the index in x
+//! order through the M4 reducer.
 
 use api_types as json;
-use axum::extract::State;
-use axum::Json;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::downsample::{Viewport, M4};
-use super::guard::{RunGuard, READ};
-use super::query::QueryParams;
-use crate::{AppState, Error};
-
-/// Pixel columns when `width` is absent.
-const DEFAULT_WIDTH: u32 = 1000;
+use super::downsample::{Reduced, Viewport, M4};
+use crate::Error;
 
 /// What a series request asks for, validated.
-struct SeriesRequest {
-    run_id: String,
-    key: String,
-    axis: json::XAxis,
-    width: u32,
-    x_min: Option<f64>,
-    x_max: Option<f64>,
+pub struct SeriesRequest {
+    /// The run.
+    pub run_id: String,
+    /// The metric key.
+    pub key: String,
+    /// What x is.
+    pub axis: json::XAxis,
+    /// Pixel columns.
+    pub width: u32,
+    /// Left end of the range; the series' first x when `None`.
+    pub x_min: Option<f64>,
+    /// Right end of the range; the series' last x when `None`.
+    pub x_max: Option<f64>,
 }
 
-/// `GET /api/v1/runs/{id}/series?key=&x=step|wall|relative&width=&x_min=&x_max=`: the
-/// metric `key` (required) of the run reduced with M4 to `width` (1..=10000, default 1000)
-/// pixel columns over `[x_min, x_max]` on the chosen axis (default: the series' extent).
-/// `wall` is ms since the epoch, `relative` ms since the run's start. A key the run never
-/// logged gives an empty series; an unknown run 404; a bad range or width 400.
-pub async fn get_metric_series(
-    State(state): State<AppState>,
-    guard: RunGuard<READ>,
-    query: QueryParams,
-) -> Result<Json<json::MetricSeries>, Error> {
-    let run_id = guard.run_id;
-    let key = query
-        .get("key")
-        .ok_or_else(|| Error::InvalidParameter("key (the metric key) is required".into()))?
-        .to_string();
-    let axis = match query.get("x") {
-        None | Some("step") => json::XAxis::Step,
-        Some("wall") => json::XAxis::Wall,
-        Some("relative") => json::XAxis::Relative,
-        Some(other) => {
-            return Err(Error::InvalidParameter(format!(
-                "x must be step, wall or relative; got '{other}'"
-            )))
-        }
-    };
-    let width = query
-        .parse::<u32>("width", "an integer from 1 to 10000")?
-        .unwrap_or(DEFAULT_WIDTH);
-    let (x_min, x_max) = (query.finite("x_min")?, query.finite("x_max")?);
-    // Reject a bad width or an inverted range before touching the store.
-    Viewport::new(width, x_min.unwrap_or(f64::MIN), x_max.unwrap_or(f64::MAX))?;
-    let req = SeriesRequest {
-        run_id,
-        key,
-        axis,
-        width,
-        x_min,
-        x_max,
-    };
-    Ok(Json(state.store.call(move |c| series(c, req)).await?))
-}
-
-fn series(c: &mut Connection, req: SeriesRequest) -> Result<json::MetricSeries, Error> {
+/// One metric of one run reduced with M4 to `width` pixel columns over the requested range
+/// on the chosen axis. A key the run never logged gives an empty series; an unknown run
+/// `Error::NotFound`; a bad range or width `Error::InvalidParameter`.
+pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, Error> {
     let start: i64 = c
         .prepare_cached("SELECT start_time FROM runs WHERE run_uuid = ?1")?
         .query_row([&req.run_id], |r| r.get(0))
@@ -164,12 +124,7 @@ fn extent(c: &Connection, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Er
 
 /// Streams the points inside `view` in x order (primary key for steps, the timestamp index
 /// for time axes) into the reducer; memory stays proportional to the output.
-fn reduce_range(
-    c: &Connection,
-    sid: i64,
-    axis: Axis,
-    view: Viewport,
-) -> Result<super::downsample::Reduced, Error> {
+fn reduce_range(c: &Connection, sid: i64, axis: Axis, view: Viewport) -> Result<Reduced, Error> {
     let sql = match axis {
         Axis::Step => {
             "SELECT step, timestamp, is_nan, value FROM metric_points

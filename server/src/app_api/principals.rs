@@ -17,7 +17,7 @@ pub async fn list_principals(
     _caller: Caller,
     query: QueryParams,
 ) -> Result<Json<Vec<json::Principal>>, Error> {
-    let q = query.get("q").unwrap_or_default().to_string();
+    let q = query.principals().q.unwrap_or_default();
     let found = state
         .store
         .call(move |c| crate::permissions::search_principals(c, &q, MAX_PRINCIPALS))

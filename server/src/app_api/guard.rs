@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use super::query::experiment_id;
 use crate::auth::Caller;
 use crate::permissions::{require_experiment, require_run};
+use crate::routes::{Access, AppPolicy, RouteSpec};
 use crate::{AppState, Error};
 
 /// Level constants for the guards' parameter.
@@ -23,6 +24,20 @@ fn level(n: u8) -> Level {
         1 => Level::CanRead,
         2 => Level::CanEdit,
         _ => Level::CanManage,
+    }
+}
+
+/// Checks that the route table declares exactly the policy this guard applies, so the
+/// table never claims a level the handler does not enforce (the permission matrix reaches
+/// every route, so a mismatch fails its tests rather than serving wrongly).
+fn declared(parts: &Parts, expected: AppPolicy) -> Result<(), Error> {
+    match parts.extensions.get::<RouteSpec>() {
+        Some(spec) if spec.access == Access::App(expected) => Ok(()),
+        other => Err(Error::Internal(format!(
+            "route {} applies {expected:?} but declares {:?}",
+            parts.uri.path(),
+            other.map(|s| s.access)
+        ))),
     }
 }
 
@@ -49,6 +64,7 @@ impl<const L: u8> FromRequestParts<AppState> for ExperimentGuard<L> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::Experiment(level(L)))?;
         let caller = Caller::from_request_parts(parts, state).await?;
         let id = experiment_id(&path_id(parts, state).await?)?;
         let who = caller.clone();
@@ -83,6 +99,7 @@ impl<const L: u8> FromRequestParts<AppState> for RunGuard<L> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::Run(level(L)))?;
         let caller = Caller::from_request_parts(parts, state).await?;
         let run_id = path_id(parts, state).await?;
         let (who, id) = (caller.clone(), run_id.clone());

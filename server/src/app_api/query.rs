@@ -1,8 +1,11 @@
 //! Query strings of the app API: repeated keys kept in order, typed values, and every
-//! malformed value answered with a 400 `ApiError` that names the parameter.
+//! malformed value answered with a 400 `ApiError` that names the parameter. Each request's
+//! query parses into its type from `api_types` (`ExperimentListQuery`, `RunTableQuery`, ...),
+//! which the app uses to build the same query strings.
 
 use std::str::FromStr;
 
+use api_types as json;
 use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 
@@ -106,6 +109,104 @@ impl QueryParams {
             }
         }
         keys
+    }
+}
+
+/// The typed queries of the app API's requests (`api_types::query`), with a 400 naming the
+/// parameter for every malformed value.
+impl QueryParams {
+    /// `GET /experiments`.
+    pub fn experiment_list(&self) -> Result<json::ExperimentListQuery, Error> {
+        let sort = match self.get("sort") {
+            None => None,
+            Some(s) => Some(
+                serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|_| {
+                    Error::InvalidParameter(format!(
+                        "sort must be one of name, last_update, created, runs; got '{s}'"
+                    ))
+                })?,
+            ),
+        };
+        Ok(json::ExperimentListQuery {
+            q: self.get("q").map(str::to_string),
+            sort,
+            desc: self.flag("desc")?,
+            offset: self.parse::<u64>("offset", "a non-negative integer")?,
+            limit: self.parse::<u64>("limit", "an integer from 1 to 500")?,
+        })
+    }
+
+    /// `GET /experiments/{id}/runs`.
+    pub fn run_table(&self) -> Result<json::RunTableQuery, Error> {
+        let view = match self.get("view") {
+            None => json::RunView::Active,
+            Some(v) => json::RunView::parse(v).ok_or_else(|| {
+                Error::InvalidParameter(format!("view must be active, deleted or all; got '{v}'"))
+            })?,
+        };
+        Ok(json::RunTableQuery {
+            filter: self.get("filter").map(str::to_string),
+            order_by: self
+                .all("order_by")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect(),
+            view,
+            columns: json::RunTableColumns {
+                params: self.key_list("params", "param"),
+                metrics: self.key_list("metrics", "metric"),
+                tags: self.key_list("tags", "tag"),
+            },
+        })
+    }
+
+    /// `GET /runs/{id}/series`.
+    pub fn series(&self) -> Result<json::SeriesQuery, Error> {
+        let key = self
+            .get("key")
+            .ok_or_else(|| Error::InvalidParameter("key (the metric key) is required".into()))?
+            .to_string();
+        let x = match self.get("x") {
+            None | Some("step") => json::XAxis::Step,
+            Some("wall") => json::XAxis::Wall,
+            Some("relative") => json::XAxis::Relative,
+            Some(other) => {
+                return Err(Error::InvalidParameter(format!(
+                    "x must be step, wall or relative; got '{other}'"
+                )))
+            }
+        };
+        Ok(json::SeriesQuery {
+            key,
+            x,
+            width: self.parse::<u32>("width", "an integer from 1 to 10000")?,
+            x_min: self.finite("x_min")?,
+            x_max: self.finite("x_max")?,
+        })
+    }
+
+    /// `GET /principals`.
+    pub fn principals(&self) -> json::PrincipalQuery {
+        json::PrincipalQuery {
+            q: self.get("q").map(str::to_string),
+        }
+    }
+
+    /// `DELETE /experiments/{id}/access`.
+    pub fn revoke(&self) -> Result<json::RevokeQuery, Error> {
+        let kind = match self.get("kind") {
+            Some("user") => json::PrincipalKind::User,
+            Some("group") => json::PrincipalKind::Group,
+            _ => return Err(Error::InvalidParameter("kind must be user or group".into())),
+        };
+        let name = self
+            .get("name")
+            .ok_or_else(|| {
+                Error::InvalidParameter("name (of the user or group) is required".into())
+            })?
+            .to_string();
+        Ok(json::RevokeQuery { kind, name })
     }
 }
 

@@ -4,12 +4,12 @@
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
-use super::experiments::{from_row, with_tags, COLUMNS};
-use super::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
-use super::model::Experiment;
-use super::search::like_to_glob;
-use super::ViewType;
 use crate::permissions::ReadableSql;
+use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
+use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
+use crate::tracking::model::Experiment;
+use crate::tracking::ViewType;
 use crate::Error;
 
 /// What an experiments-search identifier refers to.
@@ -72,7 +72,7 @@ fn compile_clause(c: &Clause) -> Result<(String, Vec<Value>), Error> {
         }
     };
     let cmp = match c.op {
-        Op::Like => "GLOB ?".to_string(),
+        Op::Like => format!("{CASE_SENSITIVE_LIKE} ?"),
         Op::ILike => "LIKE ?".to_string(),
         Op::Ne => "<> ?".to_string(),
         op => format!("{} ?", op.as_str()),

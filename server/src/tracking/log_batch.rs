@@ -1,16 +1,14 @@
-//! Logging into a run: params (write-once), tags (upsert, `mlflow.runName` kept in sync)
-//! and metric points (de-duplicated, latest value maintained), all inside the caller's
-//! transaction so one request is one commit.
+//! Logging into a run (MLflow's log-batch and the single-item calls): params (write-once),
+//! tags (upsert, through [`super::tags`]) and metric points (de-duplicated, latest value
+//! maintained), all inside the caller's transaction so one request is one commit.
 
 use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::model::{to_stored, Metric, Point};
-use super::runs::{self, RUN_NAME_TAG};
-use super::validation::{
-    truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH, MAX_TAG_VALUE_LENGTH,
-};
+use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
+use super::{runs, tags};
 use crate::Error;
 
 /// A log-batch request (also used for the single-item calls).
@@ -32,7 +30,7 @@ pub fn log_batch(conn: &Connection, run_id: &str, batch: Batch, single: bool) ->
     log_params(conn, run_id, batch.params, single)?;
     log_metrics(conn, run_id, &batch.metrics, single)?;
     let path = if single { "key" } else { "tags" };
-    set_tags(conn, run_id, &batch.tags, path)
+    tags::set_tags(conn, run_id, &batch.tags, path)
 }
 
 fn field(single: bool, list: &str, i: usize, name: &str) -> String {
@@ -92,40 +90,10 @@ fn log_params(
     Ok(())
 }
 
-/// Upserts tags of a run (no lifecycle check); `path` prefixes field names in errors.
-pub(crate) fn set_tags(
-    conn: &Connection,
-    run_id: &str,
-    tags: &[(String, String)],
-    path: &str,
-) -> Result<(), Error> {
-    let mut upsert = conn.prepare_cached(
-        "INSERT INTO tags (run_uuid, key, value) VALUES (?1, ?2, ?3) \
-         ON CONFLICT (run_uuid, key) DO UPDATE SET value = excluded.value",
-    )?;
-    for (i, (key, value)) in tags.iter().enumerate() {
-        let name = if path == "tags" {
-            format!("tags[{i}].key")
-        } else {
-            "key".to_string()
-        };
-        validate_key(&name, key)?;
-        let value = truncate(value.clone(), MAX_TAG_VALUE_LENGTH);
-        upsert.execute(params![run_id, key, value])?;
-        if key == RUN_NAME_TAG {
-            runs::set_name(conn, run_id, &value)?;
-        }
-    }
-    Ok(())
-}
-
 /// Deletes a tag of an active run; a missing tag is `RESOURCE_DOES_NOT_EXIST`.
 pub fn delete_tag(conn: &Connection, run_id: &str, key: &str) -> Result<(), Error> {
     runs::get_active_info(conn, run_id)?;
-    let n = conn
-        .prepare_cached("DELETE FROM tags WHERE run_uuid = ?1 AND key = ?2")?
-        .execute(params![run_id, key])?;
-    if n == 0 {
+    if !tags::delete_tag(conn, run_id, key)? {
         return Err(Error::NotFound(format!(
             "No tag with name: {key} in run with id {run_id}"
         )));
@@ -161,8 +129,8 @@ fn log_metrics(
     let mut series: HashMap<&str, i64> = HashMap::new();
     let mut best: HashMap<&str, Point> = HashMap::new();
     let mut insert = conn.prepare_cached(
-        "INSERT OR IGNORE INTO metric_points (series_id, step, timestamp, is_nan, value) \
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value) \
+         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     )?;
     for m in metrics {
         let id = match series.get(m.key.as_str()) {
@@ -196,9 +164,11 @@ fn series_id(conn: &Connection, run_id: &str, key: &str) -> Result<i64, Error> {
     if let Some(id) = found {
         return Ok(id);
     }
-    conn.prepare_cached("INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2)")?
-        .execute(params![run_id, key])?;
-    Ok(conn.last_insert_rowid())
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2) RETURNING series_id",
+        )?
+        .query_row(params![run_id, key], |r| r.get(0))?)
 }
 
 fn update_latest(conn: &Connection, run_id: &str, key: &str, point: Point) -> Result<(), Error> {

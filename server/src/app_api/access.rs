@@ -60,15 +60,7 @@ pub async fn delete_experiment_access(
     guard: ExperimentGuard<MANAGE>,
     query: QueryParams,
 ) -> Result<StatusCode, Error> {
-    let kind = match query.get("kind") {
-        Some("user") => json::PrincipalKind::User,
-        Some("group") => json::PrincipalKind::Group,
-        _ => return Err(Error::InvalidParameter("kind must be user or group".into())),
-    };
-    let name = query
-        .get("name")
-        .ok_or_else(|| Error::InvalidParameter("name (of the user or group) is required".into()))?
-        .to_string();
+    let json::RevokeQuery { kind, name } = query.revoke()?;
     let principal = json::Principal { kind, name };
     let id = guard.id;
     state

@@ -1,92 +1,23 @@
-//! The runs table of an experiment (`GET /experiments/{id}/runs`): every matching run,
-//! only the requested columns, in a handful of set-based queries whatever the run count.
+//! The app's runs table read from the tracking tables: for a page of run ids (already
+//! searched and ordered), each run's own columns, its parent link and the requested param,
+//! metric and tag columns, in a handful of set-based queries whatever the run count.
 
 use std::collections::HashMap;
 
 use api_types as json;
-use axum::extract::State;
-use axum::Json;
 use rusqlite::Connection;
 
-use super::guard::{ExperimentGuard, READ};
-use super::query::QueryParams;
-use crate::tracking::search::search_run_ids;
-use crate::tracking::ViewType;
-use crate::{AppState, Error};
-
-/// Most rows one answer carries; more matches set `truncated`.
-pub const MAX_ROWS: usize = 10_000;
-
-/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=`.
-///
-/// - `filter`: an MLflow search filter, e.g. `metrics.loss < 0.5 AND params.optimizer = 'adam'`.
-/// - `order_by`: one MLflow clause per parameter, repeated for several keys in priority
-///   order, e.g. `order_by=metrics.loss%20ASC&order_by=start_time%20DESC`. MLflow's
-///   tie-breakers apply after them.
-/// - `view`: `active` (default), `deleted` or `all`.
-/// - Columns: `params`, `metrics` and `tags` are comma-separated key lists and may repeat;
-///   `param`, `metric` and `tag` each name ONE key verbatim, for keys that contain a comma.
-///   Columns keep the order of appearance; blanks and repeats are dropped. Each row's
-///   values are aligned with the columns echoed back in `columns`.
-///
-/// Returns all matching runs up to 10,000 (`truncated` beyond; `total` counts them all).
-/// Bad filters or orderings answer 400; an unknown experiment 404.
-pub async fn list_runs(
-    State(state): State<AppState>,
-    guard: ExperimentGuard<READ>,
-    query: QueryParams,
-) -> Result<Json<json::RunTable>, Error> {
-    let id = guard.id;
-    let filter = query.get("filter").unwrap_or_default().to_string();
-    let order_by: Vec<String> = query
-        .all("order_by")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .collect();
-    let view = match query.get("view") {
-        None | Some("active") => ViewType::ActiveOnly,
-        Some("deleted") => ViewType::DeletedOnly,
-        Some("all") => ViewType::All,
-        Some(other) => {
-            return Err(Error::InvalidParameter(format!(
-                "view must be active, deleted or all; got '{other}'"
-            )))
-        }
-    };
-    let columns = json::RunTableColumns {
-        params: query.key_list("params", "param"),
-        metrics: query.key_list("metrics", "metric"),
-        tags: query.key_list("tags", "tag"),
-    };
-    let table = state
-        .store
-        .call(move |c| {
-            super::experiments::summary(c, id)?;
-            let mut ids = search_run_ids(c, &[id], &filter, &order_by, view, 0, usize::MAX)?;
-            let total = ids.len() as u64;
-            let truncated = ids.len() > MAX_ROWS;
-            ids.truncate(MAX_ROWS);
-            let rows = load_rows(c, &ids, &columns)?;
-            Ok(json::RunTable {
-                columns,
-                rows,
-                total,
-                truncated,
-            })
-        })
-        .await?;
-    Ok(Json(table))
-}
+use super::overview::PARENT_TAG;
+use crate::store::sql::{json_array, json_list};
+use crate::Error;
 
 /// Rows for `ids` in that order, with the requested columns filled.
-fn load_rows(
+pub fn load_rows(
     c: &Connection,
     ids: &[String],
     columns: &json::RunTableColumns,
 ) -> Result<Vec<json::RunRow>, Error> {
-    let ids_json = serde_json::to_string(ids)
-        .map_err(|e| Error::Internal(format!("encoding run ids: {e}")))?;
+    let ids_json = json_array(ids)?;
     let mut rows = base_rows(c, &ids_json, columns)?;
     let position: HashMap<&str, usize> = ids
         .iter()
@@ -138,12 +69,13 @@ fn base_rows(
     ids_json: &str,
     columns: &json::RunTableColumns,
 ) -> Result<Vec<json::RunRow>, Error> {
-    let mut stmt = c.prepare_cached(
+    let mut stmt = c.prepare_cached(&format!(
         "SELECT r.run_uuid, r.name, r.status, r.start_time, r.end_time, r.user_id,
                 (SELECT t.value FROM tags t
-                  WHERE t.run_uuid = r.run_uuid AND t.key = 'mlflow.parentRunId')
-           FROM runs r WHERE r.run_uuid IN (SELECT value FROM json_each(?1))",
-    )?;
+                  WHERE t.run_uuid = r.run_uuid AND t.key = '{PARENT_TAG}')
+           FROM runs r WHERE r.run_uuid IN {}",
+        json_list("?1")
+    ))?;
     let rows = stmt.query_map([ids_json], |r| {
         Ok(json::RunRow {
             run_id: r.get(0)?,
@@ -180,12 +112,12 @@ fn cells<T>(
         .enumerate()
         .map(|(i, k)| (k.as_str(), i))
         .collect();
-    let keys_json =
-        serde_json::to_string(keys).map_err(|e| Error::Internal(format!("encoding keys: {e}")))?;
+    let keys_json = json_array(keys)?;
     let sql = format!(
         "SELECT x.run_uuid, x.key, {values} FROM {table} x
-          WHERE x.run_uuid IN (SELECT value FROM json_each(?1))
-            AND x.key IN (SELECT value FROM json_each(?2))"
+          WHERE x.run_uuid IN {} AND x.key IN {}",
+        json_list("?1"),
+        json_list("?2")
     );
     let mut stmt = c.prepare_cached(&sql)?;
     let mut rows = stmt.query([ids_json, keys_json.as_str()])?;

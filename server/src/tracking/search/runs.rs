@@ -1,25 +1,15 @@
-//! Run search: MLflow filter strings and order_by clauses compiled to parameterised SQL
-//! (user values are always bound, never spliced into the SQL text).
-
-mod fields;
-mod order;
-#[cfg(test)]
-mod tests;
+//! Runs search: MLflow filter strings and order_by clauses compiled to parameterised SQL
+//! over `runs` (user values are always bound, never spliced into the SQL text).
 
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
-use super::filter::{parse_filter, Clause, Literal, Op};
-use super::ViewType;
+use super::fields::Field;
+use super::{order, Sql};
+use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
+use crate::tracking::ViewType;
 use crate::Error;
-use fields::{Attr, Field};
-
-/// A SQL fragment with its bound values, in textual order.
-#[derive(Default)]
-struct Sql {
-    text: String,
-    params: Vec<Value>,
-}
 
 /// Run ids of the experiments' runs matching an MLflow filter string ("" = all), ordered by
 /// MLflow order_by clauses (e.g. ["metrics.loss ASC", "start_time DESC"]) with MLflow's
@@ -103,7 +93,7 @@ fn compile_clause(clause: &Clause) -> Result<Sql, Error> {
 }
 
 /// The SQL comparison for `op` (with its placeholders) and the values it binds.
-/// LIKE is case-sensitive in MLflow but not in SQLite, so it becomes a GLOB.
+/// LIKE is case-sensitive in MLflow but not in SQLite: see [`CASE_SENSITIVE_LIKE`].
 fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
     let one = |v: Literal| match v {
         Literal::Number(n) => vec![Value::Real(n)],
@@ -116,7 +106,10 @@ fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
                 Literal::Str(s) => like_to_glob(&s),
                 other => return ("= ?".to_string(), one(other)),
             };
-            ("GLOB ?".to_string(), vec![Value::Text(pattern)])
+            (
+                format!("{CASE_SENSITIVE_LIKE} ?"),
+                vec![Value::Text(pattern)],
+            )
         }
         Op::In | Op::NotIn => {
             let values = one(value);
@@ -128,25 +121,4 @@ fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
         Op::Ne => ("<> ?".to_string(), one(value)),
         other => (format!("{} ?", other.as_str()), one(value)),
     }
-}
-
-/// Translates a SQL LIKE pattern (`%`, `_`) into an equivalent case-sensitive GLOB pattern.
-pub fn like_to_glob(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    for c in pattern.chars() {
-        match c {
-            '%' => out.push('*'),
-            '_' => out.push('?'),
-            '*' => out.push_str("[*]"),
-            '?' => out.push_str("[?]"),
-            '[' => out.push_str("[[]"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Exposed for the attribute list in error messages and tests.
-pub fn searchable_attributes() -> Vec<&'static str> {
-    Attr::ALL.iter().map(|a| a.name()).collect()
 }

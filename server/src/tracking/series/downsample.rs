@@ -178,5 +178,4 @@ pub fn reduce(
 }
 
 #[cfg(test)]
-#[path = "downsample_tests.rs"]
 mod tests;

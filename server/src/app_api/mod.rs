@@ -1,0 +1,81 @@
+//! The app API (`/api/v1/...`), the web app's backend-for-frontend: pages' data in one
+//! round trip, downsampled series, sharing. Thin handlers: they parse the request, take ids
+//! through the permission guards and call typed functions of `tracking` and `permissions`
+//! (no SQL here). Every failure is an `ApiError` body: 404 `NOT_FOUND` for unknown ids and routes, 400
+//! `INVALID_PARAMETER`/`BAD_REQUEST` for bad input.
+
+pub mod access;
+pub mod experiments;
+pub mod guard;
+pub mod principals;
+pub mod query;
+pub mod run_page;
+pub mod run_table;
+pub mod series;
+
+use api_types::Level;
+
+use crate::routes::{Access, AppPolicy, Dialect, Route};
+use crate::Error;
+
+/// The app API under `/api/v1`: every route with its access. Routes with an
+/// [`AppPolicy::Experiment`] or [`AppPolicy::Run`] policy take their id through
+/// [`guard::ExperimentGuard`] / [`guard::RunGuard`], which apply it.
+pub fn dialect() -> Dialect {
+    use crate::auth::{session_routes as session, token_routes as tokens};
+    use AppPolicy::{Experiment, Filtered, Run};
+    use Level::{CanManage as Manage, CanRead as Read};
+    let app = Access::App;
+    Dialect {
+        prefixes: &["/api/v1"],
+        routes: vec![
+            Route::get("/experiments", app(Filtered), experiments::list_experiments),
+            Route::get(
+                "/experiments/{id}",
+                app(Experiment(Read)),
+                experiments::get_experiment,
+            ),
+            Route::get(
+                "/experiments/{id}/runs",
+                app(Experiment(Read)),
+                run_table::list_runs,
+            ),
+            Route::get(
+                "/experiments/{id}/access",
+                app(Experiment(Read)),
+                access::get_experiment_access,
+            ),
+            Route::put(
+                "/experiments/{id}/access",
+                app(Experiment(Manage)),
+                access::put_experiment_access,
+            ),
+            Route::delete(
+                "/experiments/{id}/access",
+                app(Experiment(Manage)),
+                access::delete_experiment_access,
+            ),
+            Route::get("/principals", app(Filtered), principals::list_principals),
+            Route::get("/runs/{id}", app(Run(Read)), run_page::get_run),
+            Route::get(
+                "/runs/{id}/series",
+                app(Run(Read)),
+                series::get_metric_series,
+            ),
+            Route::post("/session", Access::Public, session::create_session),
+            Route::get("/session", Access::SignedIn, session::get_session),
+            Route::delete("/session", Access::Public, session::delete_session),
+            Route::get("/tokens", app(Filtered), tokens::list_tokens),
+            Route::post("/tokens", app(Filtered), tokens::create_token),
+            Route::delete("/tokens/{id}", app(Filtered), tokens::revoke_token),
+            Route::any("/{*rest}", Access::SignedIn, unknown_route),
+        ],
+        body_limit: crate::routes::DEFAULT_BODY_LIMIT,
+        finish: crate::routes::no_finish,
+    }
+}
+
+/// Unknown `/api/v1` paths answer a JSON 404 like every other app API error.
+async fn unknown_route() -> Error {
+    Error::NotFound("no such API route".into())
+}

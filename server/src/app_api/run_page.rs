@@ -1,0 +1,44 @@
+//! The run page's overview (`GET /runs/{id}`): attributes, params, tags, latest metrics,
+//! and the parent and child runs linked by the `mlflow.parentRunId` tag.
+
+use api_types as json;
+use api_types::Level;
+use axum::extract::State;
+use axum::Json;
+use rusqlite::Connection;
+
+use super::guard::{RunGuard, READ};
+use crate::auth::Caller;
+use crate::permissions::require_run;
+use crate::tracking::overview;
+use crate::{AppState, Error};
+
+/// `GET /api/v1/runs/{id}`: the run (active or deleted) with params and tags sorted by
+/// key, the latest value of every metric, its parent (when the tag names an existing run)
+/// and its active children in the same experiment, by start time. Unknown run: 404.
+pub async fn get_run(
+    State(state): State<AppState>,
+    guard: RunGuard<READ>,
+) -> Result<Json<json::RunDetail>, Error> {
+    let RunGuard { run_id, caller, .. } = guard;
+    let detail = state
+        .store
+        .call(move |c| run_detail(c, &caller, &run_id))
+        .await?;
+    Ok(Json(detail))
+}
+
+/// The run's overview with its parent, when the tag names a run the caller may read.
+fn run_detail(c: &mut Connection, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
+    let mut run = overview::run_detail(c, run_id)?;
+    run.parent = match run.tags.iter().find(|t| t.key == overview::PARENT_TAG) {
+        // A parent in an experiment the caller cannot read stays hidden.
+        Some(t) => match require_run(c, caller, &t.value, Level::CanRead) {
+            Ok(_) => overview::run_ref(c, &t.value)?,
+            Err(Error::NotFound(_) | Error::PermissionDenied { .. }) => None,
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    Ok(run)
+}

@@ -1,0 +1,43 @@
+//! A chart's data (`GET /runs/{id}/series`): one metric of one run over an x range,
+//! streamed from the index in x order through the M4 reducer.
+
+use api_types as json;
+use axum::extract::State;
+use axum::Json;
+
+use super::guard::{RunGuard, READ};
+use super::query::QueryParams;
+use crate::tracking::series::{self, SeriesRequest, Viewport};
+use crate::{AppState, Error};
+
+/// Pixel columns when `width` is absent.
+const DEFAULT_WIDTH: u32 = 1000;
+
+/// `GET /api/v1/runs/{id}/series?key=&x=step|wall|relative&width=&x_min=&x_max=`: the
+/// metric `key` (required) of the run reduced with M4 to `width` (1..=10000, default 1000)
+/// pixel columns over `[x_min, x_max]` on the chosen axis (default: the series' extent).
+/// `wall` is ms since the epoch, `relative` ms since the run's start. A key the run never
+/// logged gives an empty series; an unknown run 404; a bad range or width 400.
+pub async fn get_metric_series(
+    State(state): State<AppState>,
+    guard: RunGuard<READ>,
+    query: QueryParams,
+) -> Result<Json<json::MetricSeries>, Error> {
+    let run_id = guard.run_id;
+    let query = query.series()?;
+    let width = query.width.unwrap_or(DEFAULT_WIDTH);
+    let (x_min, x_max) = (query.x_min, query.x_max);
+    // Reject a bad width or an inverted range before touching the store.
+    Viewport::new(width, x_min.unwrap_or(f64::MIN), x_max.unwrap_or(f64::MAX))?;
+    let req = SeriesRequest {
+        run_id,
+        key: query.key,
+        axis: query.x,
+        width,
+        x_min,
+        x_max,
+    };
+    Ok(Json(
+        state.store.call(move |c| series::query(c, req)).await?,
+    ))
+}

@@ -1,0 +1,103 @@
+//! Versioned, forward-only schema migrations. Each migration is a numbered SQL file in
+//! `migrations/` (`NNNN_name.sql`), listed in [`MIGRATIONS`]; the versions applied to a
+//! database are recorded in its `schema_migrations` table. [`migrate`] runs at every start,
+//! before the connection pool opens, and applies what is missing in one transaction.
+//!
+//! A database made by runlens 0.1.0 (before migrations existed) has the tables but no
+//! `schema_migrations`: it is adopted as version 1, whose statements are idempotent.
+//! Later migrations are plain DDL that runs exactly once. Never edit a released migration;
+//! add the next number.
+
+use rusqlite::{params, Connection, TransactionBehavior};
+
+use crate::util::now_ms;
+use crate::Error;
+
+/// One schema step.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// Its number, from 1, without gaps.
+    pub version: i64,
+    /// Its name (the file name without number and extension).
+    pub name: &'static str,
+    /// The statements.
+    pub sql: &'static str,
+}
+
+/// Every migration, in order.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "initial",
+    sql: include_str!("migrations/0001_initial.sql"),
+}];
+
+/// The bookkeeping table; created before anything else.
+const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+)";
+
+/// What [`migrate`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// The schema version the database is at now.
+    pub version: i64,
+    /// How many migrations ran (an adopted 0.1.0 database counts none).
+    pub applied: usize,
+    /// True when a database from before migrations was recorded as version 1.
+    pub adopted: bool,
+}
+
+/// Brings the database up to the latest version, in one IMMEDIATE transaction (so two
+/// processes starting at once, e.g. `serve` and a CLI command, migrate one after the other).
+/// A database at a version newer than this build knows is refused, never touched.
+pub fn migrate(conn: &mut Connection) -> Result<Outcome, Error> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let legacy = is_legacy(&tx)?;
+    tx.execute_batch(MIGRATIONS_TABLE)?;
+    let current: i64 = tx.query_row(
+        "SELECT coalesce(max(version), 0) FROM schema_migrations",
+        [],
+        |r| r.get(0),
+    )?;
+    let latest = MIGRATIONS.last().map_or(0, |m| m.version);
+    if current > latest {
+        return Err(Error::Internal(format!(
+            "the database is at schema version {current}, newer than this runlens knows \
+             ({latest}); run a newer runlens"
+        )));
+    }
+    // Adopting a 0.1.0 database re-runs migration 1 (idempotent) and does not count it.
+    let adopted = legacy;
+    let mut applied = 0;
+    for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+        tx.execute_batch(m.sql)
+            .map_err(|e| Error::Internal(format!("migration {} ({}): {e}", m.version, m.name)))?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            params![m.version, m.name, now_ms()],
+        )?;
+        if !(adopted && m.version == 1) {
+            applied += 1;
+        }
+    }
+    tx.commit()?;
+    Ok(Outcome {
+        version: latest,
+        applied,
+        adopted,
+    })
+}
+
+/// True when the database has runlens tables but no `schema_migrations` (made by 0.1.0).
+fn is_legacy(conn: &Connection) -> Result<bool, Error> {
+    let exists = |name: &str| -> Result<bool, Error> {
+        Ok(conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+            [name],
+            |r| r.get(0),
+        )?)
+    };
+    Ok(!exists("schema_migrations")? && exists("experiments")?)
+}

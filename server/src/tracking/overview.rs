@@ -1,0 +1,207 @@
+//! The app's page data read from the tracking tables: experiment summaries (with run
+//! counts and the latest activity), an experiment's header and column keys, and a run's
+//! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
+//! condition or is the caller's (see `app_api`).
+
+use api_types as json;
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::permissions::ReadableSql;
+use crate::store::sql::greatest;
+use crate::Error;
+
+/// The tag MLflow uses to nest a run under its parent.
+pub const PARENT_TAG: &str = "mlflow.parentRunId";
+
+/// One experiment row with its run aggregates: active run count and the latest run
+/// start/end, so "last update" reflects logging, not only renames.
+fn summary_sql() -> String {
+    let run_end = greatest("r.start_time", "coalesce(r.end_time, 0)");
+    let last_run = format!(
+        "coalesce((SELECT max({run_end}) FROM runs r
+                    WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'), 0)"
+    );
+    format!(
+        "SELECT e.experiment_id, e.name, e.lifecycle_stage, e.creation_time,
+                {},
+                (SELECT count(*) FROM runs r
+                  WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'),
+                (SELECT t.value FROM experiment_tags t
+                  WHERE t.experiment_id = e.experiment_id AND t.key = 'mlflow.note.content')
+           FROM experiments e",
+        greatest("e.last_update_time", &last_run)
+    )
+}
+
+fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::ExperimentSummary> {
+    Ok(json::ExperimentSummary {
+        id: r.get::<_, i64>(0)?.to_string(),
+        name: r.get(1)?,
+        lifecycle_stage: r.get(2)?,
+        creation_time: r.get(3)?,
+        last_update_time: r.get(4)?,
+        run_count: r.get::<_, i64>(5)?.max(0) as u64,
+        description: r.get(6)?,
+    })
+}
+
+/// Active experiments that `readable` admits (over the columns `e.experiment_id` and
+/// `e.name`), unordered.
+pub fn active_summaries(
+    c: &Connection,
+    readable: &ReadableSql,
+) -> Result<Vec<json::ExperimentSummary>, Error> {
+    let mut stmt = c.prepare_cached(&format!(
+        "{} WHERE e.lifecycle_stage = 'active' AND {}",
+        summary_sql(),
+        readable.sql
+    ))?;
+    let rows = stmt.query_map(
+        rusqlite::params_from_iter(readable.params.iter()),
+        summary_row,
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Experiment `id`'s summary (active or deleted); `Error::NotFound` when there is none.
+pub fn summary(c: &Connection, id: i64) -> Result<json::ExperimentSummary, Error> {
+    c.prepare_cached(&format!("{} WHERE e.experiment_id = ?1", summary_sql()))?
+        .query_row([id], summary_row)
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("experiment '{id}' does not exist")))
+}
+
+/// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags
+/// without `mlflow.` system keys) over its active runs.
+pub fn experiment_detail(c: &Connection, id: i64) -> Result<json::ExperimentDetail, Error> {
+    let experiment = summary(c, id)?;
+    let tags = c
+        .prepare_cached(
+            "SELECT key, value FROM experiment_tags WHERE experiment_id = ?1 ORDER BY key",
+        )?
+        .query_map([id], |r| {
+            Ok(json::KeyValue {
+                key: r.get(0)?,
+                value: r.get(1)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let keys = |table: &str, extra: &str| -> Result<Vec<String>, Error> {
+        let sql = format!(
+            "SELECT DISTINCT x.key FROM runs r JOIN {table} x ON x.run_uuid = r.run_uuid
+              WHERE r.experiment_id = ?1 AND r.lifecycle_stage = 'active' {extra}
+              ORDER BY x.key"
+        );
+        let mut stmt = c.prepare_cached(&sql)?;
+        let keys = stmt
+            .query_map([id], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(keys)
+    };
+    Ok(json::ExperimentDetail {
+        experiment,
+        tags,
+        param_keys: keys("params", "")?,
+        metric_keys: keys("latest_metrics", "")?,
+        tag_keys: keys("tags", "AND substr(x.key, 1, 7) <> 'mlflow.'")?,
+    })
+}
+
+/// The run (active or deleted) with params and tags sorted by key, the latest value of
+/// every metric, and its active children in the same experiment by start time. `parent`
+/// is left empty: whether the caller may see it is the caller's check (see [`run_ref`]).
+pub fn run_detail(c: &Connection, run_id: &str) -> Result<json::RunDetail, Error> {
+    let mut run = c
+        .prepare_cached(
+            "SELECT r.run_uuid, r.name, r.experiment_id, e.name, r.status, r.lifecycle_stage,
+                    r.start_time, r.end_time, r.user_id, r.artifact_uri
+               FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id
+              WHERE r.run_uuid = ?1",
+        )?
+        .query_row([run_id], |r| {
+            Ok(json::RunDetail {
+                run_id: r.get(0)?,
+                run_name: r.get(1)?,
+                experiment_id: r.get::<_, i64>(2)?.to_string(),
+                experiment_name: r.get(3)?,
+                status: r.get(4)?,
+                lifecycle_stage: r.get(5)?,
+                start_time: r.get(6)?,
+                end_time: r.get(7)?,
+                user_id: r.get(8)?,
+                artifact_uri: r.get(9)?,
+                params: Vec::new(),
+                tags: Vec::new(),
+                metrics: Vec::new(),
+                parent: None,
+                children: Vec::new(),
+            })
+        })
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("run '{run_id}' does not exist")))?;
+    run.params = key_values(c, "params", run_id)?;
+    run.tags = key_values(c, "tags", run_id)?;
+    run.metrics = latest_metrics(c, run_id)?;
+    run.children = children(c, &run.experiment_id, run_id)?;
+    Ok(run)
+}
+
+fn key_values(c: &Connection, table: &str, run_id: &str) -> Result<Vec<json::KeyValue>, Error> {
+    let sql = format!("SELECT key, value FROM {table} WHERE run_uuid = ?1 ORDER BY key");
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows = stmt.query_map([run_id], |r| {
+        Ok(json::KeyValue {
+            key: r.get(0)?,
+            value: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn latest_metrics(c: &Connection, run_id: &str) -> Result<Vec<json::LatestMetric>, Error> {
+    let mut stmt = c.prepare_cached(
+        "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
+          WHERE run_uuid = ?1 ORDER BY key",
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        let nan: bool = r.get(1)?;
+        Ok(json::LatestMetric {
+            key: r.get(0)?,
+            value: json::F64(if nan { f64::NAN } else { r.get(2)? }),
+            step: r.get(3)?,
+            timestamp: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Id, name and status of run `run_id`, if it exists.
+pub fn run_ref(c: &Connection, run_id: &str) -> Result<Option<json::RunRef>, Error> {
+    let found = c
+        .prepare_cached("SELECT run_uuid, name, status FROM runs WHERE run_uuid = ?1")?
+        .query_row([run_id], ref_row)
+        .optional()?;
+    Ok(found)
+}
+
+fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::RunRef> {
+    Ok(json::RunRef {
+        run_id: r.get(0)?,
+        run_name: r.get(1)?,
+        status: r.get(2)?,
+    })
+}
+
+/// Children are looked up within the parent's experiment, where MLflow nests them; that
+/// walks the experiment's runs by index instead of every tag in the store.
+fn children(c: &Connection, experiment_id: &str, run_id: &str) -> Result<Vec<json::RunRef>, Error> {
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT r.run_uuid, r.name, r.status FROM runs r
+           JOIN tags t ON t.run_uuid = r.run_uuid AND t.key = '{PARENT_TAG}'
+          WHERE r.experiment_id = ?1 AND r.lifecycle_stage = 'active' AND t.value = ?2
+          ORDER BY r.start_time, r.run_uuid"
+    ))?;
+    let id: i64 = experiment_id.parse().unwrap_or(-1);
+    let rows = stmt.query_map(rusqlite::params![id, run_id], ref_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,23 @@
+//! Search: MLflow's filter grammar (parsed by [`crate::tracking::filter`]) given meaning
+//! over runs ([`runs`]: metrics, params, tags, attributes; with [`fields`] and [`order`])
+//! and over experiments ([`experiments`]), compiled to parameterised SQL.
+
+pub mod experiments;
+mod fields;
+mod order;
+pub mod runs;
+#[cfg(test)]
+mod tests;
+
+use rusqlite::types::Value;
+
+pub use experiments::search_experiments;
+pub use fields::searchable_attributes;
+pub use runs::search_run_ids;
+
+/// A SQL fragment with its bound values, in textual order.
+#[derive(Default)]
+struct Sql {
+    text: String,
+    params: Vec<Value>,
+}
