@@ -1,0 +1,18 @@
+//! The server's integration tests, in one binary (one link of the whole server instead of
+//! one per file). Each module is a feature area; they all build the app through
+//! [`helpers::TestApp`] (in-process router) or [`helpers::binary`] (the real binary).
+//!
+//! Run one area with `cargo test -p server --test it -- permissions_matrix::`.
+
+mod auth_api;
+mod auth_cli;
+mod auth_logs;
+mod bad_input;
+mod durability;
+mod hardening;
+mod helpers;
+mod mlflow_api;
+mod permissions_api;
+mod permissions_matrix;
+mod v1_api;
+mod v1_bench;

@@ -1,0 +1,243 @@
+//! The matrix fixture: an experiment under `/Users/owner/` with one run, tags, a param and a
+//! metric (all named `secret...`), and one API token per caller. Built once as a template
+//! database, then copied for every (route, caller) cell so writes never leak between cells.
+
+use api_types::{Level, Principal, PrincipalKind};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use server::{AppState, StaticConfig, Store};
+
+/// Who calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    /// No credential.
+    Anonymous,
+    /// Signed in, no grant.
+    NoGrant,
+    /// CAN_READ grant.
+    Reader,
+    /// CAN_EDIT grant.
+    Editor,
+    /// CAN_MANAGE grant.
+    Manager,
+    /// Administrator.
+    Admin,
+    /// Member of a group with a CAN_EDIT grant.
+    GroupMember,
+}
+
+impl Who {
+    /// Every caller of the matrix.
+    pub const ALL: [Who; 7] = [
+        Who::Anonymous,
+        Who::NoGrant,
+        Who::Reader,
+        Who::Editor,
+        Who::Manager,
+        Who::Admin,
+        Who::GroupMember,
+    ];
+
+    /// Username (none for anonymous).
+    pub fn username(self) -> Option<&'static str> {
+        Some(match self {
+            Who::Anonymous => return None,
+            Who::NoGrant => "stranger",
+            Who::Reader => "reader",
+            Who::Editor => "editor",
+            Who::Manager => "manager",
+            Who::Admin => "root",
+            Who::GroupMember => "member",
+        })
+    }
+
+    /// Effective level on the fixture experiment.
+    pub fn level(self) -> Option<Level> {
+        match self {
+            Who::Anonymous | Who::NoGrant => None,
+            Who::Reader => Some(Level::CanRead),
+            Who::Editor | Who::GroupMember => Some(Level::CanEdit),
+            Who::Manager | Who::Admin => Some(Level::CanManage),
+        }
+    }
+}
+
+/// Experiment name of the fixture.
+pub const EXPERIMENT: &str = "/Users/owner/secret-exp";
+
+/// The template: a database file with the fixture, its ids and tokens.
+pub struct Template {
+    dir: tempfile::TempDir,
+    /// Fixture experiment id.
+    pub exp: String,
+    /// Fixture run id.
+    pub run: String,
+    tokens: Vec<(&'static str, String)>,
+    /// Each caller's own private experiment `/Users/<name>/own`: (username, id).
+    own: Vec<(&'static str, String)>,
+}
+
+impl Template {
+    /// Builds the fixture database.
+    pub async fn build() -> Template {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let tokens = store.blocking(people).expect("people");
+        let mut t = Template {
+            dir,
+            exp: String::new(),
+            run: String::new(),
+            tokens,
+            own: Vec::new(),
+        };
+        let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
+        t.exp = t.seed(&app).await;
+        store
+            .blocking(|c| {
+                let user = |n: &str| Principal {
+                    kind: PrincipalKind::User,
+                    name: n.into(),
+                };
+                let id: i64 = t.exp.parse().expect("id");
+                server::permissions::set_grant(c, id, &user("reader"), Some(Level::CanRead))?;
+                server::permissions::set_grant(c, id, &user("editor"), Some(Level::CanEdit))?;
+                server::permissions::set_grant(c, id, &user("manager"), Some(Level::CanManage))?;
+                let group = Principal {
+                    kind: PrincipalKind::Group,
+                    name: "team".into(),
+                };
+                server::permissions::set_grant(c, id, &group, Some(Level::CanEdit))?;
+                c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+                Ok(())
+            })
+            .expect("grants");
+        t
+    }
+
+    async fn seed(&mut self, app: &Router) -> String {
+        let admin = self.token(Who::Admin).expect("admin token");
+        let call = |path: &str, body: serde_json::Value| {
+            let uri = format!("/api/2.0/mlflow{path}");
+            let admin = admin.clone();
+            let app = app.clone();
+            async move { send(&app, "POST", &uri, Some(body.to_string()), Some(&admin)).await }
+        };
+        let (_, v) = call(
+            "/experiments/create",
+            serde_json::json!({"name": EXPERIMENT}),
+        )
+        .await;
+        let exp = v["experiment_id"]
+            .as_str()
+            .expect("experiment id")
+            .to_string();
+        let tag =
+            serde_json::json!({"experiment_id": exp, "key": "secret_exp_tag", "value": "secret-x"});
+        call("/experiments/set-experiment-tag", tag).await;
+        let (_, v) = call(
+            "/runs/create",
+            serde_json::json!({"experiment_id": exp, "run_name": "secret-run"}),
+        )
+        .await;
+        self.run = v["run"]["info"]["run_id"]
+            .as_str()
+            .expect("run id")
+            .to_string();
+        let batch = serde_json::json!({"run_id": self.run,
+            "params": [{"key": "secret_param", "value": "secret-value-42"}],
+            "tags": [{"key": "secret_run_tag", "value": "secret-y"}],
+            "metrics": [{"key": "secret_metric", "value": 1.2345, "timestamp": 1, "step": 0},
+                        {"key": "secret_metric", "value": 2.5, "timestamp": 2, "step": 1}]});
+        let (status, v) = call("/runs/log-batch", batch).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        for who in Who::ALL {
+            let Some(name) = who.username() else { continue };
+            let own = serde_json::json!({"name": format!("/Users/{name}/own")});
+            let (status, v) = call("/experiments/create", own).await;
+            assert_eq!(status, StatusCode::OK, "{v}");
+            let id = v["experiment_id"].as_str().expect("id").to_string();
+            self.own.push((name, id));
+        }
+        exp
+    }
+
+    /// The bearer token of a caller.
+    pub fn token(&self, who: Who) -> Option<String> {
+        let name = who.username()?;
+        self.tokens
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.clone())
+    }
+
+    /// A fresh copy of the fixture as a router (its temp dir lives as long as the value).
+    pub fn copy(&self) -> (tempfile::TempDir, Router) {
+        let (dir, app, _) = self.copy_with_store();
+        (dir, app)
+    }
+
+    /// [`Template::copy`] with the copy's store.
+    pub fn copy_with_store(&self) -> (tempfile::TempDir, Router, Store) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::copy(
+            self.dir.path().join("runlens.db"),
+            dir.path().join("runlens.db"),
+        )
+        .expect("copy db");
+        let store = Store::open(dir.path()).expect("store");
+        let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
+        (dir, app, store)
+    }
+
+    /// Id of the experiment `/Users/<name>/own` that the template made for each caller.
+    pub fn own(&self, who: Who) -> Option<&str> {
+        let name = who.username()?;
+        self.own
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, id)| id.as_str())
+    }
+}
+
+/// Users (owner, callers, a target user), the `team` group and one token per caller.
+fn people(c: &mut rusqlite::Connection) -> Result<Vec<(&'static str, String)>, server::Error> {
+    use server::auth::{groups, tokens, users};
+    users::create_user(c, "owner", None, false)?;
+    users::create_user(c, "target", None, false)?;
+    groups::create_group(c, "team")?;
+    let mut out = Vec::new();
+    for who in Who::ALL {
+        let Some(name) = who.username() else { continue };
+        let id = users::create_user(c, name, None, who == Who::Admin)?;
+        out.push((name, tokens::create_token(c, id, "matrix")?.token));
+    }
+    groups::add_member(c, "team", "member")?;
+    Ok(out)
+}
+
+/// Sends one request; returns status and body (JSON, or the text as a JSON string).
+pub async fn send(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    body: Option<String>,
+    token: Option<&str>,
+) -> (StatusCode, serde_json::Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    if body.is_some() {
+        req = req.header("content-type", "application/json");
+    }
+    let req = req
+        .body(body.map(Body::from).unwrap_or_else(Body::empty))
+        .expect("request");
+    let r = crate::helpers::oneshot(app, req).await;
+    let body = match r.body {
+        serde_json::Value::Null => serde_json::Value::String(r.text),
+        v => v,
+    };
+    (r.status, body)
+}

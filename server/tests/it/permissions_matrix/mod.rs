@@ -1,0 +1,175 @@
+//! The route × caller permission matrix. Every route of the router (see
+//! [`registered_routes`]) must have a case in `cases::CASES`; each case runs for every caller on a fresh copy of
+//! the fixture and checks allow/deny, and that refusals carry nothing but the error.
+
+mod cases;
+mod fixture;
+mod renames;
+
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use cases::{Case, Rule, CASES};
+use fixture::{send, Template, Who};
+
+/// The `/api/` spelling of a path, so `/ajax-api/` twins share one case.
+fn canonical(path: &str) -> String {
+    path.strip_prefix("/ajax-api/")
+        .map(|rest| format!("/api/{rest}"))
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// One route of the router: method and full path pattern, and whether it is public.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Route {
+    method: String,
+    path: String,
+    public: bool,
+}
+
+/// Every route of the router, from its route table.
+fn registered_routes() -> Vec<Route> {
+    server::routes::table()
+        .into_iter()
+        .map(|r| Route {
+            method: r.method.to_string(),
+            public: r.public(),
+            path: r.path,
+        })
+        .collect()
+}
+
+/// Whether case `c` (method `ANY` covers every method) is the matrix row of route `r`.
+fn case_of(c: &Case, r: &Route) -> bool {
+    (c.method == r.method || c.method == "ANY") && c.route == canonical(&r.path)
+}
+
+#[test]
+fn every_route_is_covered_by_the_permission_matrix() {
+    let routes = registered_routes();
+    assert!(
+        routes.len() > 40,
+        "the route table lists only {} routes",
+        routes.len()
+    );
+    for r in &routes {
+        let case = CASES.iter().find(|c| case_of(c, r));
+        let case = case.unwrap_or_else(|| {
+            panic!(
+                "route {} {} is not covered by the permission matrix",
+                r.method, r.path
+            )
+        });
+        assert_eq!(
+            r.public,
+            case.rule == Rule::Public,
+            "route {} {}: public in the table: {}, in the matrix: {:?}",
+            r.method,
+            r.path,
+            r.public,
+            case.rule
+        );
+    }
+    for c in CASES {
+        let exists = routes.iter().any(|r| case_of(c, r));
+        assert!(
+            exists,
+            "matrix case {} {} names no route of the router",
+            c.method, c.route
+        );
+    }
+}
+
+/// What the rule allows `who` to do.
+fn allowed(rule: Rule, who: Who) -> bool {
+    match rule {
+        Rule::Public => true,
+        _ if who == Who::Anonymous => false,
+        Rule::SignedIn | Rule::Filtered | Rule::NotFound => true,
+        Rule::Admin => who == Who::Admin,
+        Rule::Level(need) => who.level() >= Some(need),
+    }
+}
+
+/// Asserts that a refusal is only an error body: no names, values or ids of the fixture.
+fn assert_no_data(ctx: &str, body: &Value, run: &str) {
+    let obj = body
+        .as_object()
+        .unwrap_or_else(|| panic!("{ctx}: refusal is not a JSON object: {body}"));
+    for key in obj.keys() {
+        let known = ["error_code", "message", "code", "grantors"];
+        assert!(
+            known.contains(&key.as_str()),
+            "{ctx}: refusal carries {key:?}: {body}"
+        );
+    }
+    let text = body.to_string();
+    assert!(
+        !text.contains("secret"),
+        "{ctx}: refusal leaks fixture data: {text}"
+    );
+    assert!(
+        !text.contains(run),
+        "{ctx}: refusal leaks the run id: {text}"
+    );
+}
+
+async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
+    let uri = c.uri.replace("{exp}", &t.exp).replace("{run}", &t.run);
+    let uri = match path_prefix {
+        "/ajax-api/" => uri.replacen("/api/", "/ajax-api/", 1),
+        _ => uri,
+    };
+    let body = c
+        .body
+        .map(|b| b.replace("{exp}", &t.exp).replace("{run}", &t.run));
+    let (_dir, app) = t.copy();
+    let token = t.token(who);
+    let (status, v) = send(&app, c.send, &uri, body, token.as_deref()).await;
+    let ctx = format!("{} {uri} as {who:?} -> {status}", c.send);
+    if !allowed(c.rule, who) {
+        let want = if who == Who::Anonymous {
+            StatusCode::UNAUTHORIZED
+        } else {
+            StatusCode::FORBIDDEN
+        };
+        assert_eq!(status, want, "{ctx}: {v}");
+        assert_no_data(&ctx, &v, &t.run);
+        return;
+    }
+    assert!(
+        c.ok.contains(&status.as_u16()),
+        "{ctx}: expected one of {:?}: {v}",
+        c.ok
+    );
+    if c.rule == Rule::Filtered {
+        let sees = v.to_string().contains(fixture::EXPERIMENT);
+        let may = who.level().is_some();
+        assert_eq!(
+            sees, may,
+            "{ctx}: list shows the fixture: {sees}, may read: {may}: {v}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_allows_and_denies_by_the_matrix() {
+    let t = Template::build().await;
+    let mut cells = 0;
+    for c in CASES {
+        let twins: &[&str] = if c.route.starts_with("/api/2.0/") || c.route.starts_with("/api/3.0/")
+        {
+            &["/api/", "/ajax-api/"]
+        } else {
+            &["/api/"]
+        };
+        for prefix in twins {
+            for who in Who::ALL {
+                check_cell(&t, c, prefix, who).await;
+                cells += 1;
+            }
+        }
+    }
+    assert!(cells >= 7 * CASES.len(), "{cells} cells");
+    println!("permission matrix: {} cases, {cells} cells", CASES.len());
+}
