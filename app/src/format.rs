@@ -1,5 +1,8 @@
 //! Human-readable numbers, dates, durations and relative times. Pure functions (the local
-//! time-zone offset is the only thing read from the browser), unit-tested natively.
+//! time-zone offset is the only thing read from the browser; calendar maths is chrono's),
+//! unit-tested natively.
+
+use chrono::{DateTime, Datelike, FixedOffset, Month, Timelike};
 
 /// Milliseconds since the epoch, now (0 outside the browser).
 pub fn now_ms() -> i64 {
@@ -27,32 +30,36 @@ pub fn local_offset_min(ms: i64) -> i64 {
     }
 }
 
-/// Civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Howard Hinnant's algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
+/// The instant `ms` as civil time at `offset_min` minutes east of UTC; `None` outside
+/// chrono's range (about ±262,000 years) or for an offset of a day or more.
+fn local(ms: i64, offset_min: i64) -> Option<DateTime<FixedOffset>> {
+    let offset = FixedOffset::east_opt(i32::try_from(offset_min.checked_mul(60)?).ok()?)?;
+    Some(DateTime::from_timestamp_millis(ms)?.with_timezone(&offset))
 }
 
-/// Splits local time into (y, m, d, hh, mm, ss).
-fn parts(ms: i64, offset_min: i64) -> (i64, u32, u32, i64, i64, i64) {
-    let local = ms.div_euclid(1000) + offset_min * 60;
-    let (days, secs) = (local.div_euclid(86_400), local.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    (y, m, d, secs / 3600, secs % 3600 / 60, secs % 60)
+/// The fallback for an instant chrono cannot represent.
+fn out_of_range(ms: i64) -> String {
+    format!("{ms} ms")
 }
 
 /// `2026-11-29 14:05:09` at the given offset.
 pub fn datetime_at(ms: i64, offset_min: i64) -> String {
-    let (y, mo, d, h, mi, s) = parts(ms, offset_min);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+    // Formatted by hand rather than with chrono's `format()`: its strftime machinery
+    // costs more wasm than this whole module.
+    local(ms, offset_min).map_or_else(
+        || out_of_range(ms),
+        |t| {
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            )
+        },
+    )
 }
 
 /// `2026-11-29 14:05:09`, local time.
@@ -60,19 +67,33 @@ pub fn datetime(ms: i64) -> String {
     datetime_at(ms, local_offset_min(ms))
 }
 
+/// `14:05:09` at the given offset (the date is dropped: for axis labels).
+fn time_of_day_at(ms: i64, offset_min: i64) -> String {
+    local(ms, offset_min).map_or_else(
+        || out_of_range(ms),
+        |t| format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second()),
+    )
+}
+
 /// `14:05:09`, local time (the date is dropped: for axis labels).
 pub fn time_of_day(ms: i64) -> String {
-    let (_, _, _, h, mi, s) = parts(ms, local_offset_min(ms));
-    format!("{h:02}:{mi:02}:{s:02}")
+    time_of_day_at(ms, local_offset_min(ms))
+}
+
+/// `Nov 29, 2026` at the given offset.
+fn date_at(ms: i64, offset_min: i64) -> String {
+    local(ms, offset_min).map_or_else(
+        || out_of_range(ms),
+        |t| {
+            let month = Month::try_from(t.month() as u8).map_or("", |m| &m.name()[..3]);
+            format!("{month} {}, {}", t.day(), t.year())
+        },
+    )
 }
 
 /// `Nov 29, 2026`, local time.
 pub fn date(ms: i64) -> String {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let (y, m, d, ..) = parts(ms, local_offset_min(ms));
-    format!("{} {d}, {y}", MONTHS[(m as usize).saturating_sub(1) % 12])
+    date_at(ms, local_offset_min(ms))
 }
 
 /// A duration: `850ms`, `42s`, `3m 05s`, `2h 07m`, `3d 4h`.
@@ -190,6 +211,22 @@ mod tests {
         assert_eq!(datetime_at(1_795_000_000_000, 60), "2026-11-18 12:06:40");
         assert_eq!(datetime_at(951_782_400_000, 0), "2000-02-29 00:00:00");
         assert_eq!(datetime_at(-1000, 0), "1969-12-31 23:59:59");
+        assert_eq!(datetime_at(1_795_000_000_000, -330), "2026-11-18 05:36:40");
+        assert_eq!(datetime_at(1_795_000_000_999, 0), "2026-11-18 11:06:40");
+        assert_eq!(datetime_at(i64::MAX, 0), format!("{} ms", i64::MAX));
+        assert_eq!(time_of_day_at(1_795_000_000_000, 0), "11:06:40");
+        assert_eq!(time_of_day_at(-1000, 0), "23:59:59");
+        assert_eq!(date_at(1_795_000_000_000, 0), "Nov 18, 2026");
+        assert_eq!(date_at(1_795_000_000_000, 13 * 60), "Nov 19, 2026");
+        assert_eq!(date_at(0, 0), "Jan 1, 1970");
+        assert_eq!(date_at(951_782_400_000, 0), "Feb 29, 2000");
+        for (month, ms) in [
+            ("Jan", 0),
+            ("Apr", 10_000_000_000),
+            ("Sep", 1_758_000_000_000),
+        ] {
+            assert!(date_at(ms, 0).starts_with(month), "{ms}");
+        }
     }
 
     #[test]

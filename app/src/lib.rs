@@ -19,11 +19,12 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use components::header::AppHeader;
+use components::require_session::RequireSession;
 use pages::{
     experiment::ExperimentPage, experiments::Experiments, not_found::NotFound, run::RunPage,
     settings::Settings, signin::SignIn,
 };
-use session::{provide_session, RequireSession};
+use session::provide_session;
 
 /// Wraps a page so only signed-in users see it.
 fn protected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {

@@ -3,22 +3,27 @@
 //! The router's patterns (`path!` in `lib.rs`) are literals; they are mirrored here as
 //! [`AppRoute::PATTERNS`] and the unit tests check that every built path fits its pattern.
 
+mod run_tab;
+mod safe_path;
+
+pub use run_tab::{RunTab, UnknownTab};
+pub use safe_path::{normalize_path, safe_path};
+
 use crate::query::{encode_component, Query};
 
-/// Where to go after signing in: `next` when it is a same-origin relative path (starts
-/// with one `/`, no `//` or `/\` that browsers read as another host, no control
-/// characters, not the sign-in page itself), else `/`.
-pub fn safe_next(next: &str) -> &str {
-    let ok = next.starts_with('/')
-        && !next.starts_with("//")
-        && !next.starts_with("/\\")
-        && !next.chars().any(|c| c.is_control() || c == '\\')
-        && next.len() <= 4096;
-    let path = next.split(['?', '#']).next().unwrap_or_default();
-    if ok && path != AppRoute::SIGN_IN {
-        next
-    } else {
-        "/"
+/// Longest `next` followed after signing in (longer ones are not links the app makes).
+const MAX_NEXT_LEN: usize = 4096;
+
+/// Where to go after signing in: `next` as a canonical same-origin path (see
+/// [`normalize_path`]: dot segments resolved, nothing that the browser would read as
+/// another host), unless it is the sign-in page itself or too long; else `/`.
+pub fn safe_next(next: &str) -> String {
+    if next.len() > MAX_NEXT_LEN {
+        return "/".to_owned();
+    }
+    match normalize_path(next) {
+        Some(path) if safe_path::decoded_path(&path) != AppRoute::SIGN_IN => path,
+        _ => "/".to_owned(),
     }
 }
 
@@ -68,9 +73,10 @@ impl AppRoute {
     /// The full link (path and query) of this page.
     pub fn href(&self) -> String {
         match self {
-            AppRoute::SignIn { next } if safe_next(next) != "/" => {
-                Query::new().with("next", next.clone()).url(Self::SIGN_IN)
-            }
+            AppRoute::SignIn { next } => match safe_next(next) {
+                next if next != "/" => Query::new().with("next", next).url(Self::SIGN_IN),
+                _ => self.path(),
+            },
             _ => self.path(),
         }
     }
@@ -127,9 +133,11 @@ mod tests {
             "/experiments/3?filter=a%20b&tab=metrics",
             "/runs/x#top",
             "/settings",
+            "/signin-help",
         ] {
             assert_eq!(safe_next(ok), ok);
         }
+        assert_eq!(safe_next("/x/../settings"), "/settings");
         for bad in [
             "",
             "https://evil.example/",
@@ -139,12 +147,21 @@ mod tests {
             "javascript:alert(1)",
             "experiments/3",
             "/signin",
+            "/signin/",
             "/signin?next=/x",
+            "/%73ignin?next=/x",
+            "/x/../signin",
             "/a\nb",
             "/a\\b",
+            // Issue 12 H: dot segments the browser resolves to another host.
+            "/..//evil.example",
+            "/%2e%2e//evil.example",
+            "/.//evil.example",
+            "/%2F%2Fevil.example",
         ] {
             assert_eq!(safe_next(bad), "/", "{bad:?}");
         }
+        assert_eq!(safe_next(&format!("/{}", "a".repeat(5000))), "/");
     }
 
     #[test]
@@ -154,5 +171,12 @@ mod tests {
         };
         assert_eq!(r.href(), "/signin?next=/experiments/1?tab%3Dmetrics");
         assert_eq!(AppRoute::SignIn { next: "//x".into() }.href(), "/signin");
+        assert_eq!(
+            AppRoute::SignIn {
+                next: "/..//evil.example".into()
+            }
+            .href(),
+            "/signin"
+        );
     }
 }

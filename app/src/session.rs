@@ -5,11 +5,10 @@
 use api_types as json;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_navigate;
 use leptos_router::NavigateOptions;
 
-use crate::api::{self, ApiError};
-use crate::components::states::{ErrorView, Loading};
+use crate::api::{self, ApiError, ErrorCode};
+use crate::hooks::use_safe_navigate;
 use crate::routes::AppRoute;
 
 /// Where the session check stands.
@@ -63,7 +62,7 @@ impl Session {
         spawn_local(async move {
             match api::get_session().await {
                 Ok(me) => this.signed_in(me),
-                Err(e) if api::is_unauthenticated(&e) => this.signed_out(),
+                Err(e) if e.code == ErrorCode::Unauthenticated => this.signed_out(),
                 Err(e) => this.state.set(SessionState::Failed(e)),
             }
         });
@@ -92,7 +91,7 @@ pub fn provide_session() -> Session {
         state: RwSignal::new(SessionState::Checking),
     };
     provide_context(session);
-    let navigate = use_navigate();
+    let navigate = use_safe_navigate();
     api::on_unauthenticated(move || {
         session.signed_out();
         if window().location().pathname().ok().as_deref() != Some(AppRoute::SIGN_IN) {
@@ -106,34 +105,4 @@ pub fn provide_session() -> Session {
 /// The session context (panics outside [`provide_session`], a programming error).
 pub fn use_session() -> Session {
     expect_context::<Session>()
-}
-
-/// Shows `children` only to a signed-in user; sends everyone else to sign in.
-#[component]
-pub fn RequireSession(
-    /// The protected page.
-    children: ChildrenFn,
-) -> impl IntoView {
-    let session = use_session();
-    // A memo, so re-confirming the same user does not re-mount the page.
-    let state = Memo::new(move |_| session.state());
-    let navigate = use_navigate();
-    Effect::new(move |_| {
-        if state.get() == SessionState::SignedOut {
-            let opts = NavigateOptions {
-                replace: true,
-                ..Default::default()
-            };
-            navigate(&sign_in_here(), opts);
-        }
-    });
-    move || match state.get() {
-        SessionState::SignedIn(_) => children().into_any(),
-        SessionState::Failed(e) => view! {
-            <ErrorView title="Could not check who is signed in" error=e
-                retry=Callback::new(move |_| session.check()) />
-        }
-        .into_any(),
-        _ => view! { <Loading label="Checking your session…" /> }.into_any(),
-    }
 }

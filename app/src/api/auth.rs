@@ -4,8 +4,8 @@
 use api_types as json;
 use gloo_net::http::Method;
 
-use super::{decode, delete, get, send, to_json, write, ApiError, On401};
-use crate::query::{encode_component, Query};
+use super::http::{decode, delete, get, send, to_json, url, write, ApiError, On401};
+use crate::query::encode_component;
 
 /// `GET /api/v1/session`: who is signed in (`UNAUTHENTICATED` when nobody is). Does not
 /// trigger the sign-in redirect: the app asks this at start to decide.
@@ -70,15 +70,15 @@ pub async fn put_grant(experiment_id: String, req: json::GrantRequest) -> Result
 
 /// `DELETE /api/v1/experiments/{id}/access?kind=&name=`: revoke a grant.
 pub async fn delete_grant(experiment_id: String, who: json::Principal) -> Result<(), ApiError> {
-    let kind = match who.kind {
-        json::PrincipalKind::User => "user",
-        json::PrincipalKind::Group => "group",
+    let q = json::RevokeQuery {
+        kind: who.kind,
+        name: who.name,
     };
-    let q = Query::new().with("kind", kind).with("name", who.name);
-    delete(&q.url(&access_path(&experiment_id))).await
+    delete(&url(&access_path(&experiment_id), q.to_pairs())).await
 }
 
 /// `GET /api/v1/principals?q=`: users and groups whose name matches `q`.
 pub async fn list_principals(q: String) -> Result<Vec<json::Principal>, ApiError> {
-    get(&Query::new().with("q", q).url("/api/v1/principals")).await
+    let q = json::PrincipalQuery { q: Some(q) };
+    get(&url("/api/v1/principals", q.to_pairs())).await
 }

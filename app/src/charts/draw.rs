@@ -6,7 +6,8 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use super::{scale, smoothing, ChartData, NonFinite};
+use super::data::{ChartData, NonFinite};
+use super::{scale, smoothing};
 
 /// Colours of a chart (follow the theme).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,10 +71,21 @@ pub struct DrawInfo {
     pub line_color: String,
 }
 
-type DrawResult<T> = Result<T, String>;
+/// Why a chart could not be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawError {
+    /// The canvas gave no 2D context.
+    #[error("chart drawing failed: no 2D canvas context")]
+    NoContext,
+    /// Plotters failed while drawing.
+    #[error("chart drawing failed: {0}")]
+    Plotters(String),
+}
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("chart drawing failed: {e:?}")
+type DrawResult<T> = Result<T, DrawError>;
+
+fn err<E: std::fmt::Debug>(e: E) -> DrawError {
+    DrawError::Plotters(format!("{e:?}"))
 }
 
 /// Splits the points into drawable runs (a log axis breaks the line at values ≤ 0).
@@ -107,8 +119,7 @@ pub fn draw_series(
     let pal = opts.palette;
     let log = opts.log_y;
 
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2D canvas context")?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
     let root = backend.into_drawing_area();
     root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = scale::x_range(data.x_range, opts.x_axis);

@@ -9,4 +9,4 @@ pub mod scale;
 pub mod smoothing;
 
 pub use data::{ChartData, ChartPoint, Marker, NonFinite};
-pub use draw::{draw_series, ChartOptions, DrawInfo, Palette};
+pub use draw::{draw_series, ChartOptions, DrawError, DrawInfo, Palette};

@@ -3,7 +3,7 @@
 
 use api_types as json;
 
-use super::ChartPoint;
+use super::data::ChartPoint;
 use crate::format;
 
 /// The y range in drawing space and in data space.

@@ -1,42 +1,24 @@
-//! Copying text to the clipboard, and a button that does it and says so.
-
-use std::cell::Cell;
-use std::rc::Rc;
-use std::time::Duration;
+//! A button that copies text to the clipboard (leptos-use's `use_clipboard`) and says so.
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
+use leptos_use_clipboard::{use_clipboard_with_options, UseClipboardOptions, UseClipboardReturn};
 
-/// Writes `text` to the clipboard, then calls `done(true)` on success or `done(false)` when
-/// the browser refused (no clipboard outside secure contexts, or permission denied).
-pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
-    let navigator = window().navigator();
-    let has_clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
-        .is_ok_and(|c| !c.is_undefined() && !c.is_null());
-    if !has_clipboard {
-        done(false);
-        return;
+/// How long the "copied" message stays, in milliseconds.
+const DONE_MS: f64 = 2500.0;
+
+/// What the button's status line says.
+fn status_text(copied: bool, blocked: bool, done_label: &str) -> String {
+    if copied {
+        done_label.to_owned()
+    } else if blocked {
+        "Copy blocked by the browser: select the text and press Ctrl+C".to_owned()
+    } else {
+        String::new()
     }
-    let promise = navigator.clipboard().write_text(text);
-    let done = Rc::new(Cell::new(Some(done)));
-    let finish = move |ok: bool| {
-        let done = done.clone();
-        Closure::once(move |_: JsValue| {
-            if let Some(f) = done.take() {
-                f(ok)
-            }
-        })
-    };
-    let (ok, failed) = (finish(true), finish(false));
-    let _ = promise.then2(&ok, &failed);
-    // The promise calls one of them later; they are a few bytes per click, so leaked
-    // rather than tracked.
-    ok.forget();
-    failed.forget();
 }
 
-/// A button copying `text`; shows `done_label` for two seconds after copying, or a hint to
-/// copy by hand when the browser refuses.
+/// A button copying `text`; shows `done_label` for a moment after copying, or a hint to
+/// copy by hand when the browser has no clipboard (outside secure contexts).
 #[component]
 pub fn CopyButton(
     /// What to copy (read when clicked).
@@ -49,24 +31,35 @@ pub fn CopyButton(
     #[prop(into)]
     done_label: String,
 ) -> impl IntoView {
-    // None: idle; Some(true): copied; Some(false): the browser refused.
-    let state = RwSignal::new(None::<bool>);
+    let UseClipboardReturn {
+        is_supported,
+        copied,
+        copy,
+        ..
+    } = use_clipboard_with_options(UseClipboardOptions::default().copied_reset_delay(DONE_MS));
+    let blocked = RwSignal::new(false);
     let on_click = move |_| {
-        copy_text(&text.get_untracked(), move |ok| {
-            state.set(Some(ok));
-            set_timeout(move || state.set(None), Duration::from_millis(2500));
-        });
+        blocked.set(!is_supported.get_untracked());
+        copy(&text.get_untracked());
     };
     view! {
         <span class="copy">
             <button class="button" type="button" on:click=on_click>{label}</button>
             <span class="copy-status" role="status" aria-live="polite">
-                {move || match state.get() {
-                    Some(true) => done_label.clone(),
-                    Some(false) => "Copy blocked by the browser: select the text and press Ctrl+C".to_owned(),
-                    None => String::new(),
-                }}
+                {move || status_text(copied.get(), blocked.get(), &done_label)}
             </span>
         </span>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::status_text;
+
+    #[test]
+    fn status_says_copied_or_how_to_copy_by_hand() {
+        assert_eq!(status_text(true, false, "Link copied"), "Link copied");
+        assert!(status_text(false, true, "Link copied").contains("Ctrl+C"));
+        assert_eq!(status_text(false, false, "Link copied"), "");
     }
 }

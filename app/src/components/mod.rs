@@ -5,6 +5,7 @@ pub mod columns_picker;
 pub mod copy_button;
 pub mod header;
 pub mod pager;
+pub mod require_session;
 pub mod search_box;
 pub mod share;
 pub mod states;

@@ -1,9 +1,90 @@
-//! Loading, empty, error and not-found views, shared by every page.
+//! Loading, empty, error and not-found views, shared by every page, and
+//! [`ResourceView`], the scaffold of a page that shows one resource loaded by id.
 
 use leptos::prelude::*;
 
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::routes::AppRoute;
+
+/// What a page shows for the resource it loaded: the resource, or why not.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceState<T> {
+    /// Loaded.
+    Ready(T),
+    /// No such resource (404).
+    NotFound,
+    /// It exists but was not shared with the caller (403); the error names the grantors.
+    PermissionDenied(ApiError),
+    /// Any other failure, worth a retry.
+    Failed(ApiError),
+}
+
+impl<T> From<Result<T, ApiError>> for ResourceState<T> {
+    fn from(loaded: Result<T, ApiError>) -> Self {
+        match loaded {
+            Ok(v) => ResourceState::Ready(v),
+            Err(e) => match e.code {
+                ErrorCode::NotFound => ResourceState::NotFound,
+                ErrorCode::PermissionDenied => ResourceState::PermissionDenied(e),
+                _ => ResourceState::Failed(e),
+            },
+        }
+    }
+}
+
+/// The words [`ResourceView`] uses for one kind of resource.
+#[derive(Debug, Clone, Copy)]
+pub struct ResourceTexts {
+    /// While loading, e.g. "Loading run…".
+    pub loading: &'static str,
+    /// Headline of the 404, e.g. "Run not found".
+    pub not_found: &'static str,
+    /// Explanation of the 404.
+    pub not_found_hint: &'static str,
+    /// Headline of the 403, e.g. "You don't have access to this experiment".
+    pub denied: &'static str,
+    /// Headline of any other failure, e.g. "Could not load the run".
+    pub failed: &'static str,
+}
+
+/// A page's one resource: a spinner while it loads, then `ready` with it, or the
+/// not-found, permission-denied (with whom to ask) or error view (with a retry).
+#[component]
+pub fn ResourceView<T, V, F>(
+    /// The resource, loaded through the API.
+    resource: LocalResource<Result<T, ApiError>>,
+    /// What to call it.
+    texts: ResourceTexts,
+    /// The page's view of the loaded resource.
+    ready: F,
+) -> impl IntoView
+where
+    T: Clone + 'static,
+    V: IntoView + 'static,
+    F: Fn(T) -> V + Clone + Send + Sync + 'static,
+{
+    view! {
+        <Transition fallback=move || view! { <Loading label=texts.loading /> }>
+            {move || {
+                let ready = ready.clone();
+                Suspend::new(async move {
+                    match ResourceState::from(resource.await) {
+                        ResourceState::Ready(v) => ready(v).into_any(),
+                        ResourceState::NotFound => view! {
+                            <NotFoundView title=texts.not_found message=texts.not_found_hint />
+                        }.into_any(),
+                        ResourceState::PermissionDenied(e) => view! {
+                            <PermissionDenied title=texts.denied error=e />
+                        }.into_any(),
+                        ResourceState::Failed(e) => view! {
+                            <ErrorView title=texts.failed error=e retry=Callback::new(move |_| resource.refetch()) />
+                        }.into_any(),
+                    }
+                })
+            }}
+        </Transition>
+    }
+}
 
 /// A quiet spinner with a label.
 #[component]
@@ -112,5 +193,44 @@ pub fn PermissionDenied(
             {ask}
             <a class="button" href=AppRoute::Experiments.path()>"Back to experiments"</a>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(code: ErrorCode) -> ApiError {
+        ApiError {
+            code,
+            message: "m".into(),
+            grantors: vec!["alice".into()],
+        }
+    }
+
+    #[test]
+    fn failures_are_told_apart_by_code() {
+        assert_eq!(
+            ResourceState::from(Ok::<_, ApiError>(1)),
+            ResourceState::Ready(1)
+        );
+        assert_eq!(
+            ResourceState::<()>::from(Err(err(ErrorCode::NotFound))),
+            ResourceState::NotFound
+        );
+        assert_eq!(
+            ResourceState::<()>::from(Err(err(ErrorCode::PermissionDenied))),
+            ResourceState::PermissionDenied(err(ErrorCode::PermissionDenied))
+        );
+        for other in [
+            ErrorCode::Network,
+            ErrorCode::Internal,
+            ErrorCode::Other("RESOURCE_DOES_NOT_EXIST".into()),
+        ] {
+            assert_eq!(
+                ResourceState::<()>::from(Err(err(other.clone()))),
+                ResourceState::Failed(err(other))
+            );
+        }
     }
 }

@@ -4,10 +4,10 @@ use api_types as json;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 
 use crate::api;
+use crate::hooks::use_safe_navigate;
 use crate::routes::AppRoute;
 use crate::session::use_session;
 
@@ -41,7 +41,7 @@ pub fn UserMenu(
         click.remove();
         key.remove();
     });
-    let navigate = use_navigate();
+    let navigate = use_safe_navigate();
     let sign_out = move |_| {
         open.set(false);
         let navigate = navigate.clone();

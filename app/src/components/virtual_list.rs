@@ -1,5 +1,11 @@
 //! Row virtualisation: with a fixed row height, only the rows inside the scrolled viewport
 //! (plus a small overscan) are rendered; spacers stand in for the rest.
+//!
+//! Hand-written on purpose: leptos-use (0.20, the leptos 0.8 line) has no virtual list, and
+//! its `use_scroll` would only replace the two-line [`VirtualScroll::measure`] while adding
+//! a crate. The windowing maths is a pure function, unit-tested below; the runs table needs
+//! its spacers as `<tr>`s inside its own `<tbody>`, which a generic list component would not
+//! give.
 
 use std::ops::Range;
 

@@ -2,9 +2,10 @@
 //! with `replace`, so reloads and shared links show the same view.
 
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_navigate};
+use leptos_router::hooks::use_location;
 use leptos_router::NavigateOptions;
 
+use super::use_safe_navigate;
 use crate::query::Query;
 
 /// The router's navigate function, boxed so the handle can be `Copy`.
@@ -60,7 +61,7 @@ pub fn use_query_state() -> QueryState {
     let pathname = location.pathname;
     let query = Memo::new(move |_| Query::parse(&search.get()));
     let path = Memo::new(move |_| pathname.get());
-    let navigate = use_navigate();
+    let navigate = use_safe_navigate();
     QueryState {
         query,
         path,

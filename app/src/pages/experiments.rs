@@ -4,7 +4,7 @@
 use api_types as json;
 use leptos::prelude::*;
 
-use crate::api::{self, ExperimentsQuery};
+use crate::api;
 use crate::components::pager::Pager;
 use crate::components::search_box::SearchBox;
 use crate::components::states::{EmptyState, ErrorView, Loading};
@@ -61,12 +61,12 @@ pub fn Experiments() -> impl IntoView {
     });
     let offset = Signal::derive(move || (page.get() - 1) * PAGE_SIZE);
     let list = LocalResource::new(move || {
-        let p = ExperimentsQuery {
-            q: q.get(),
-            sort: sort.get(),
-            desc: desc.get(),
-            offset: offset.get(),
-            limit: PAGE_SIZE,
+        let p = json::ExperimentListQuery {
+            q: Some(q.get()),
+            sort: Some(sort.get()),
+            desc: Some(desc.get()),
+            offset: Some(offset.get()),
+            limit: Some(PAGE_SIZE),
         };
         api::list_experiments(p)
     });

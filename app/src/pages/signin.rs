@@ -3,18 +3,19 @@
 
 use api_types as json;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_navigate};
+use leptos_router::hooks::use_location;
 use leptos_router::NavigateOptions;
 
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, ErrorCode};
+use crate::hooks::use_safe_navigate;
 use crate::routes::safe_next;
 use crate::session::use_session;
 
 /// What to tell the user when signing in failed.
 fn failure_text(e: &ApiError) -> String {
-    match e.code.as_str() {
-        "UNAUTHENTICATED" => "Wrong username or password.".to_owned(),
-        "TOO_MANY_REQUESTS" | "REQUEST_LIMIT_EXCEEDED" => format!(
+    match e.code {
+        ErrorCode::Unauthenticated => "Wrong username or password.".to_owned(),
+        ErrorCode::TooManyRequests => format!(
             "Too many sign-in attempts. {}",
             if e.message.is_empty() {
                 "Wait a minute, then try again."
@@ -35,12 +36,12 @@ pub fn SignIn() -> impl IntoView {
     let search = use_location().search;
     let next = Memo::new(move |_| {
         let query = crate::query::Query::parse(&search.get());
-        safe_next(query.get("next").unwrap_or_default()).to_owned()
+        safe_next(query.get("next").unwrap_or_default())
     });
     let username = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
     let sign_in = Action::new_local(|req: &json::LoginRequest| api::create_session(req.clone()));
-    let navigate = use_navigate();
+    let navigate = use_safe_navigate();
     Effect::new(move |_| {
         if let Some(Ok(me)) = sign_in.value().get() {
             session.signed_in(me);
@@ -99,9 +100,9 @@ pub fn SignIn() -> impl IntoView {
 mod tests {
     use super::*;
 
-    fn err(code: &str, message: &str) -> ApiError {
+    fn err(code: ErrorCode, message: &str) -> ApiError {
         ApiError {
-            code: code.into(),
+            code,
             message: message.into(),
             grantors: vec![],
         }
@@ -110,10 +111,10 @@ mod tests {
     #[test]
     fn failures_read_well() {
         assert_eq!(
-            failure_text(&err("UNAUTHENTICATED", "x")),
+            failure_text(&err(ErrorCode::Unauthenticated, "x")),
             "Wrong username or password."
         );
-        assert!(failure_text(&err("TOO_MANY_REQUESTS", "")).contains("Wait a minute"));
-        assert!(failure_text(&err("NETWORK", "down")).ends_with("down"));
+        assert!(failure_text(&err(ErrorCode::TooManyRequests, "")).contains("Wait a minute"));
+        assert!(failure_text(&err(ErrorCode::Network, "down")).ends_with("down"));
     }
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::Loaded;
+use super::series::Loaded;
 use crate::charts::{DrawInfo, NonFinite};
 use crate::format;
 

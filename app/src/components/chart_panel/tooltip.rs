@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::hover::Hover;
-use super::Loaded;
+use super::series::Loaded;
 use crate::charts::DrawInfo;
 use crate::format;
 

@@ -1,11 +1,10 @@
 //! "Add people or groups": a principal search (`/api/v1/principals?q=`) with suggestions,
 //! a level and the "Grant" button.
 
-use std::time::Duration;
-
 use api_types as json;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
 use super::level_select::LevelSelect;
 use crate::api;
@@ -22,6 +21,96 @@ pub fn exact_match(found: &[json::Principal], name: &str) -> Option<json::Princi
     pick(json::PrincipalKind::User).or_else(|| pick(json::PrincipalKind::Group))
 }
 
+/// Typing pauses this long (ms) before the principals are searched.
+const SEARCH_PAUSE_MS: f64 = 200.0;
+
+/// The picker's state; `Copy`.
+#[derive(Clone, Copy)]
+struct Picker {
+    /// What is typed.
+    text: RwSignal<String>,
+    /// Principals matching it.
+    suggestions: RwSignal<Vec<json::Principal>>,
+    /// The suggestion picked, if any (cleared by typing).
+    chosen: RwSignal<Option<json::Principal>>,
+    /// Why the last grant could not be made.
+    error: RwSignal<Option<String>>,
+}
+
+impl Picker {
+    fn new() -> Self {
+        Self {
+            text: RwSignal::new(String::new()),
+            suggestions: RwSignal::new(Vec::new()),
+            chosen: RwSignal::new(None),
+            error: RwSignal::new(None),
+        }
+    }
+
+    /// Shows the principals matching `q`, unless the text has changed meanwhile.
+    fn search(self, q: String) {
+        spawn_local(async move {
+            if let Ok(found) = api::list_principals(q.clone()).await {
+                if self.text.try_get_untracked().as_ref() == Some(&q) {
+                    self.suggestions.set(found);
+                }
+            }
+        })
+    }
+
+    /// Picks a suggestion.
+    fn choose(self, p: json::Principal) {
+        self.text.set(p.name.clone());
+        self.chosen.set(Some(p));
+        self.suggestions.set(Vec::new());
+    }
+
+    /// Empties the picker after a grant.
+    fn clear(self) {
+        self.text.set(String::new());
+        self.chosen.set(None);
+        self.suggestions.set(Vec::new());
+    }
+}
+
+/// Whom to grant: the picked suggestion when it is still what is typed, else whoever is
+/// named exactly `name`; the error says why not.
+async fn resolve_principal(
+    name: String,
+    picked: Option<json::Principal>,
+) -> Result<json::Principal, String> {
+    if let Some(p) = picked.filter(|p| p.name == name) {
+        return Ok(p);
+    }
+    let found = api::list_principals(name.clone())
+        .await
+        .map_err(|e| e.message)?;
+    exact_match(&found, &name).ok_or_else(|| format!("No user or group is named “{name}”."))
+}
+
+/// The suggestions under the text box.
+#[component]
+fn Suggestions(
+    /// The picker.
+    picker: Picker,
+) -> impl IntoView {
+    view! {
+        <Show when=move || picker.suggestions.with(|s| !s.is_empty())>
+            <ul class="suggestions" role="listbox" aria-label="Matching people and groups">
+                <For each=move || picker.suggestions.get() key=|p| (p.kind == json::PrincipalKind::Group, p.name.clone()) let(p)>
+                    <li role="option" aria-selected="false" class="suggestion" on:mousedown=move |ev| {
+                        ev.prevent_default();
+                        picker.choose(p.clone());
+                    }>
+                        {p.name.clone()}
+                        {(p.kind == json::PrincipalKind::Group).then(|| view! { <span class="tag">"group"</span> })}
+                    </li>
+                </For>
+            </ul>
+        </Show>
+    }
+}
+
 /// Picker and "Grant" button.
 #[component]
 pub fn AddGrant(
@@ -31,103 +120,51 @@ pub fn AddGrant(
     /// Called with the grant to make.
     on_grant: Callback<json::GrantRequest>,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+    let picker = Picker::new();
     let level = RwSignal::new(json::Level::CanRead);
-    let suggestions = RwSignal::new(Vec::<json::Principal>::new());
-    let chosen = RwSignal::new(None::<json::Principal>);
-    let error = RwSignal::new(None::<String>);
-    let pending = StoredValue::new_local(None::<TimeoutHandle>);
-    let search = move |q: String| {
-        spawn_local(async move {
-            if let Ok(found) = api::list_principals(q.clone()).await {
-                if text.get_untracked() == q {
-                    suggestions.set(found);
-                }
-            }
-        })
-    };
+    let search_later = use_debounce_fn_with_arg(move |q: String| picker.search(q), SEARCH_PAUSE_MS);
     let on_input = move |ev| {
         let q = event_target_value(&ev);
-        text.set(q.clone());
-        chosen.set(None);
-        error.set(None);
-        if let Some(h) = pending.get_value() {
-            h.clear();
+        picker.text.set(q.clone());
+        picker.chosen.set(None);
+        picker.error.set(None);
+        if q.trim().is_empty() {
+            picker.suggestions.set(Vec::new());
+        } else {
+            search_later(q);
         }
-        let h = (!q.trim().is_empty())
-            .then(|| set_timeout_with_handle(move || search(q), Duration::from_millis(200)).ok())
-            .flatten();
-        if h.is_none() {
-            suggestions.set(Vec::new());
-        }
-        pending.set_value(h);
     };
-    on_cleanup(move || {
-        if let Some(h) = pending.get_value() {
-            h.clear();
-        }
-    });
-    let choose = move |p: json::Principal| {
-        text.set(p.name.clone());
-        chosen.set(Some(p));
-        suggestions.set(Vec::new());
-    };
-    // Grant the chosen suggestion, or whoever is named exactly as typed.
     let grant = move || {
-        let name = text.get_untracked().trim().to_owned();
+        let name = picker.text.get_untracked().trim().to_owned();
         if name.is_empty() {
             return;
         }
-        let lvl = level.get_untracked();
-        let picked = chosen.get_untracked().filter(|p| p.name == name);
+        let (level, picked) = (level.get_untracked(), picker.chosen.get_untracked());
         spawn_local(async move {
-            let who = match picked {
-                Some(p) => Some(p),
-                None => match api::list_principals(name.clone()).await {
-                    Ok(found) => exact_match(&found, &name),
-                    Err(e) => return error.set(Some(e.message)),
-                },
-            };
-            match who {
-                Some(principal) => {
-                    on_grant.run(json::GrantRequest {
-                        principal,
-                        level: lvl,
-                    });
-                    text.set(String::new());
-                    chosen.set(None);
-                    suggestions.set(Vec::new());
+            match resolve_principal(name, picked).await {
+                Ok(principal) => {
+                    on_grant.run(json::GrantRequest { principal, level });
+                    picker.clear();
                 }
-                None => error.set(Some(format!("No user or group is named “{name}”."))),
+                Err(message) => picker.error.set(Some(message)),
             }
         });
     };
+    let disabled = Signal::derive(move || !can_manage.get());
     view! {
         <form class="add-grant" on:submit=move |ev| { ev.prevent_default(); grant(); }>
             <div class="picker">
                 <input type="text" class="text-input" aria-label="Add people or groups" autocomplete="off"
-                    placeholder="Add people or groups" disabled=move || !can_manage.get()
-                    prop:value=move || text.get() on:input=on_input />
-                <Show when=move || suggestions.with(|s| !s.is_empty())>
-                    <ul class="suggestions" role="listbox" aria-label="Matching people and groups">
-                        <For each=move || suggestions.get() key=|p| (p.kind == json::PrincipalKind::Group, p.name.clone()) let(p)>
-                            <li role="option" aria-selected="false" class="suggestion" on:mousedown=move |ev| {
-                                ev.prevent_default();
-                                choose(p.clone());
-                            }>
-                                {p.name.clone()}
-                                {(p.kind == json::PrincipalKind::Group).then(|| view! { <span class="tag">"group"</span> })}
-                            </li>
-                        </For>
-                    </ul>
-                </Show>
+                    placeholder="Add people or groups" disabled=disabled
+                    prop:value=move || picker.text.get() on:input=on_input />
+                <Suggestions picker=picker />
             </div>
             <LevelSelect label="Level" value=level on_change=Callback::new(move |l| level.set(l))
-                disabled=Signal::derive(move || !can_manage.get()) />
+                disabled=disabled />
             <button class="button button-primary" type="submit"
-                disabled=move || !can_manage.get() || text.with(|t| t.trim().is_empty())>"Grant"</button>
+                disabled=move || disabled.get() || picker.text.with(|t| t.trim().is_empty())>"Grant"</button>
         </form>
-        {move || error.get().map(|m| view! { <div class="form-error" role="alert">{m}</div> })}
+        {move || picker.error.get().map(|m| view! { <div class="form-error" role="alert">{m}</div> })}
     }
 }
 

@@ -10,14 +10,24 @@ use api_types as json;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{self, RunsQuery};
+use crate::api::{self, ErrorCode};
 use crate::components::columns_picker::ColumnsPicker;
 use crate::components::share::ShareButton;
-use crate::components::states::{EmptyState, ErrorView, Loading, NotFoundView, PermissionDenied};
+use crate::components::states::{EmptyState, ErrorView, Loading, ResourceTexts, ResourceView};
 use crate::hooks::{use_query_state, QueryState};
 use crate::routes::AppRoute;
 use columns::{columns_from, columns_to_query, DEFAULT_SORT};
 use runs_table::RunsTable;
+
+/// The experiment page's words for loading, not found, denied and failed.
+const EXPERIMENT: ResourceTexts = ResourceTexts {
+    loading: "Loading experiment…",
+    not_found: "Experiment not found",
+    not_found_hint:
+        "No experiment has this id. It may have been deleted, or the link may be wrong.",
+    denied: "You don't have access to this experiment",
+    failed: "Could not load the experiment",
+};
 
 /// The experiment page.
 #[component]
@@ -26,23 +36,8 @@ pub fn ExperimentPage() -> impl IntoView {
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = LocalResource::new(move || api::get_experiment(id.get()));
     view! {
-        <Transition fallback=|| view! { <Loading label="Loading experiment…" /> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Ok(d) => view! { <ExperimentView detail=d /> }.into_any(),
-                    Err(e) if api::is_not_found(&e) => view! {
-                        <NotFoundView title="Experiment not found"
-                            message="No experiment has this id. It may have been deleted, or the link may be wrong." />
-                    }.into_any(),
-                    Err(e) if api::is_permission_denied(&e) => view! {
-                        <PermissionDenied title="You don't have access to this experiment" error=e />
-                    }.into_any(),
-                    Err(e) => view! {
-                        <ErrorView title="Could not load the experiment" error=e retry=Callback::new(move |_| detail.refetch()) />
-                    }.into_any(),
-                }
-            })}
-        </Transition>
+        <ResourceView resource=detail texts=EXPERIMENT
+            ready=|d| view! { <ExperimentView detail=d /> } />
     }
 }
 
@@ -96,20 +91,17 @@ fn ExperimentView(
     let filter = Memo::new(move |_| qs.get("filter").unwrap_or_default());
     let exp_id = exp.id.clone();
     let runs = LocalResource::new(move || {
-        let p = RunsQuery {
-            filter: filter.get(),
+        let text = filter.get().trim().to_owned();
+        let p = json::RunTableQuery {
+            filter: (!text.is_empty()).then_some(text),
             order_by: vec![sort.get()],
+            view: json::RunView::Active,
             columns: cols.get(),
         };
         api::list_runs(exp_id.clone(), p)
     });
     let filter_error = Signal::derive(move || match runs.get() {
-        Some(Err(e))
-            if matches!(
-                e.code.as_str(),
-                "INVALID_PARAMETER" | "INVALID_PARAMETER_VALUE" | "BAD_REQUEST"
-            ) =>
-        {
+        Some(Err(e)) if matches!(e.code, ErrorCode::InvalidParameter | ErrorCode::BadRequest) => {
             Some(e.message)
         }
         _ => None,

@@ -72,25 +72,83 @@ fn run_row(run: &json::RunRow, t: TreeRow, now: i64, toggle: Callback<String>) -
     }
 }
 
-/// The runs of an experiment as a grouped, virtualised table.
+/// The line above the table: how many runs, and whether all of them are shown.
+fn summary(total: u64, truncated: bool, shown: usize) -> String {
+    match (total, truncated) {
+        (1, _) => "1 run".to_owned(),
+        (n, false) => format!("{n} runs"),
+        (n, true) => format!("{n} runs (showing the first {shown}; narrow the filter)"),
+    }
+}
+
+/// The run count and, when some runs have children, "Expand all" / "Collapse all".
 #[component]
-pub fn RunsTable(
-    /// The rows and their columns, from the server.
-    table: json::RunTable,
+fn TableToolbar(
+    /// What [`summary`] says.
+    summary: String,
+    /// Every run that has children.
+    parents: HashSet<String>,
+    /// The expanded runs.
+    expanded: RwSignal<HashSet<String>>,
+) -> impl IntoView {
+    let has_parents = !parents.is_empty();
+    let toggle_all = move |_| {
+        let all = parents.clone();
+        expanded.update(|e| if e.is_empty() { *e = all } else { e.clear() });
+    };
+    view! {
+        <div class="table-toolbar">
+            <span class="muted">{summary}</span>
+            {has_parents.then(|| view! {
+                <button class="button button-small" on:click=toggle_all>
+                    {move || if expanded.with(HashSet::is_empty) { "Expand all" } else { "Collapse all" }}
+                </button>
+            })}
+        </div>
+    }
+}
+
+/// The sortable header row: fixed columns, then the chosen params, metrics and tags.
+#[component]
+fn HeaderRow(
+    /// The chosen value columns.
+    columns: json::RunTableColumns,
     /// The current order_by clause.
-    #[prop(into)]
     sort: Signal<String>,
     /// Called with the new order_by clause when a header is clicked.
     on_sort: Callback<String>,
 ) -> impl IntoView {
-    let table = Arc::new(table);
-    let expanded = RwSignal::new(HashSet::<String>::new());
-    let all_parents = parents(&table.rows);
-    let tree = {
-        let table = table.clone();
-        Memo::new(move |_| expanded.with(|e| flatten(&table.rows, e)))
+    let header = move |label: String, col: Column, class: &'static str| {
+        let c = col.clone();
+        let state = Signal::derive(move || c.state(&sort.get()));
+        let title = label.clone();
+        let clicked = Callback::new(move |_| on_sort.run(col.clicked(&sort.get_untracked())));
+        view! { <SortHeader label=label title=title state=state class=class on_sort=clicked /> }
     };
-    let scroll = VirtualScroll::new(600.0);
+    let values = |keys: &[String], col: fn(String) -> Column, class: &'static str| {
+        keys.iter()
+            .map(|k| header(k.clone(), col(k.clone()), class))
+            .collect_view()
+    };
+    view! {
+        <tr>
+            {header("Run".into(), Column::Attr("run_name"), "col-run")}
+            {header("Status".into(), Column::Attr("status"), "col-status")}
+            {header("Started".into(), Column::Attr("start_time"), "col-time")}
+            <th class="num col-duration">"Duration"</th>
+            {header("User".into(), Column::Attr("user_id"), "col-user")}
+            {values(&columns.params, Column::Param, "col-value kind-param")}
+            {values(&columns.metrics, Column::Metric, "col-value num kind-metric")}
+            {values(&columns.tags, Column::Tag, "col-value kind-tag")}
+        </tr>
+    }
+}
+
+/// The rows to render for the scroll position: (rows above, rows below, the rows).
+fn use_row_window(
+    tree: Memo<Vec<TreeRow>>,
+    scroll: VirtualScroll,
+) -> Memo<(usize, usize, Vec<TreeRow>)> {
     // One memo feeds the body: reading `tree` next to a memo derived from it would let a
     // change of `tree` that leaves the range unchanged go unseen.
     let window = Memo::new(move |_| {
@@ -105,6 +163,28 @@ pub fn RunsTable(
             scroll.measure();
         }
     });
+    window
+}
+
+/// The runs of an experiment as a grouped, virtualised table.
+#[component]
+pub fn RunsTable(
+    /// The rows and their columns, from the server.
+    table: json::RunTable,
+    /// The current order_by clause.
+    #[prop(into)]
+    sort: Signal<String>,
+    /// Called with the new order_by clause when a header is clicked.
+    on_sort: Callback<String>,
+) -> impl IntoView {
+    let table = Arc::new(table);
+    let expanded = RwSignal::new(HashSet::<String>::new());
+    let tree = {
+        let table = table.clone();
+        Memo::new(move |_| expanded.with(|e| flatten(&table.rows, e)))
+    };
+    let scroll = VirtualScroll::new(600.0);
+    let window = use_row_window(tree, scroll);
     let toggle = Callback::new(move |id: String| {
         expanded.update(|e| {
             if !e.remove(&id) {
@@ -113,70 +193,45 @@ pub fn RunsTable(
         })
     });
     let now = format::now_ms();
-    let header = move |label: String, col: Column, class: &'static str| {
-        let c = col.clone();
-        let state = Signal::derive(move || c.state(&sort.get()));
-        let title = label.clone();
-        view! { <SortHeader label=label title=title state=state class=class on_sort=Callback::new(move |_| on_sort.run(col.clicked(&sort.get_untracked()))) /> }
-    };
-    let cols = table.columns.clone();
-    let summary = match (table.total, table.truncated) {
-        (1, _) => "1 run".to_owned(),
-        (n, false) => format!("{n} runs"),
-        (n, true) => format!(
-            "{n} runs (showing the first {}; narrow the filter)",
-            table.rows.len()
-        ),
-    };
+    let cols = &table.columns;
     let n_cols = 5 + cols.params.len() + cols.metrics.len() + cols.tags.len();
-    let has_parents = !all_parents.is_empty();
-    let parents_all = all_parents.clone();
-    let body = {
-        let table = table.clone();
-        move || {
-            let (above, below, rows) = window.get();
-            let top = above as f64 * ROW_HEIGHT;
-            let bottom = below as f64 * ROW_HEIGHT;
-            view! {
-                <tr class="spacer" style=format!("height: {top}px") aria-hidden="true"><td colspan=n_cols></td></tr>
-                {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, now, toggle)).collect_view()}
-                <tr class="spacer" style=format!("height: {bottom}px") aria-hidden="true"><td colspan=n_cols></td></tr>
-            }
+    let summary = summary(table.total, table.truncated, table.rows.len());
+    let columns = table.columns.clone();
+    let parents = parents(&table.rows);
+    let body = move || {
+        let (above, below, rows) = window.get();
+        let spacer = |n: usize| {
+            let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
+            view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
+        };
+        view! {
+            {spacer(above)}
+            {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, now, toggle)).collect_view()}
+            {spacer(below)}
         }
     };
     view! {
-        <div class="table-toolbar">
-            <span class="muted">{summary}</span>
-            <Show when=move || has_parents>
-                {
-                    let parents_all = parents_all.clone();
-                    view! {
-                        <button class="button button-small" on:click=move |_| {
-                            let all = parents_all.clone();
-                            expanded.update(|e| if e.is_empty() { *e = all } else { e.clear() });
-                        }>
-                            {move || if expanded.with(HashSet::is_empty) { "Expand all" } else { "Collapse all" }}
-                        </button>
-                    }
-                }
-            </Show>
-        </div>
+        <TableToolbar summary=summary parents=parents expanded=expanded />
         <div class="table-scroll runs-scroll" node_ref=scroll.node on:scroll=move |_| scroll.measure()>
             <table class="table runs-table">
-                <thead>
-                    <tr>
-                        {header("Run".into(), Column::Attr("run_name"), "col-run")}
-                        {header("Status".into(), Column::Attr("status"), "col-status")}
-                        {header("Started".into(), Column::Attr("start_time"), "col-time")}
-                        <th class="num col-duration">"Duration"</th>
-                        {header("User".into(), Column::Attr("user_id"), "col-user")}
-                        {cols.params.iter().map(|k| header(k.clone(), Column::Param(k.clone()), "col-value kind-param")).collect_view()}
-                        {cols.metrics.iter().map(|k| header(k.clone(), Column::Metric(k.clone()), "col-value num kind-metric")).collect_view()}
-                        {cols.tags.iter().map(|k| header(k.clone(), Column::Tag(k.clone()), "col-value kind-tag")).collect_view()}
-                    </tr>
-                </thead>
+                <thead><HeaderRow columns=columns sort=sort on_sort=on_sort /></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn summary_says_when_runs_are_left_out() {
+        assert_eq!(summary(1, false, 1), "1 run");
+        assert_eq!(summary(12, false, 12), "12 runs");
+        assert_eq!(
+            summary(5000, true, 1000),
+            "5000 runs (showing the first 1000; narrow the filter)"
+        );
     }
 }

@@ -4,10 +4,14 @@
 
 use api_types as json;
 use leptos::prelude::*;
+use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
 use crate::components::chart_panel::ChartPanel;
 use crate::components::states::EmptyState;
 use crate::hooks::{use_query_state, QueryState};
+
+/// The smoothing slider must rest this long (ms) before its value goes into the URL.
+const SLIDER_REST_MS: f64 = 200.0;
 
 /// Parses `key:min:max` (the key may itself contain `:`).
 pub fn parse_zoom(s: &str) -> Option<(String, f64, f64)> {
@@ -62,10 +66,15 @@ fn Controls(
     /// Log scale on.
     #[prop(into)]
     log_y: Signal<bool>,
-    /// Smoothing weight.
-    #[prop(into)]
-    smoothing: Signal<f64>,
+    /// Smoothing weight: follows the slider at once, the URL once the slider rests.
+    smoothing: RwSignal<f64>,
 ) -> impl IntoView {
+    // Dragging the slider fires an input event per step; writing each to the URL would
+    // redraw through the router and spend the browser's history-write budget.
+    let write_smoothing = use_debounce_fn_with_arg(
+        move |v: f64| qs.set("smooth", (v > 0.0).then(|| format!("{v:.2}"))),
+        SLIDER_REST_MS,
+    );
     let axis_button = move |label: &'static str, a: json::XAxis| {
         view! {
             <button class="seg" class:selected=move || x_axis.get() == a aria-pressed=move || (x_axis.get() == a).to_string()
@@ -95,7 +104,8 @@ fn Controls(
                     prop:value=move || smoothing.get().to_string()
                     on:input=move |ev| {
                         let v = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        qs.set("smooth", (v > 0.0).then(|| format!("{v:.2}")));
+                        smoothing.set(v);
+                        write_smoothing(v);
                     } />
                 <span class="mono control-value">{move || format!("{:.2}", smoothing.get())}</span>
             </label>
@@ -115,13 +125,15 @@ pub fn MetricsTab(
     let qs = use_query_state();
     let x_axis = Signal::derive(move || parse_axis(qs.get("x").as_deref()));
     let log_y = Signal::derive(move || qs.get("log").is_some_and(|v| v == "1" || v == "true"));
-    let smoothing = Signal::derive(move || {
+    let smoothing_in_url = Memo::new(move |_| {
         qs.get("smooth")
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite())
             .unwrap_or(0.0)
             .clamp(0.0, 0.99)
     });
+    let smoothing = RwSignal::new(smoothing_in_url.get_untracked());
+    Effect::new(move |_| smoothing.set(smoothing_in_url.get()));
     if keys.is_empty() {
         return view! { <EmptyState title="No metrics logged" hint="Metrics logged with mlflow.log_metric() appear here as charts." /> }.into_any();
     }

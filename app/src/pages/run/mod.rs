@@ -1,5 +1,5 @@
-//! `/runs/:id`: breadcrumb, run name and status, and the "Overview" and "Metrics" tabs
-//! (`?tab=metrics`; chart options are in the URL too, see [`metrics`]).
+//! `/runs/:id`: breadcrumb, run name and status, and the tabs of [`RunTab`] (`?tab=metrics`;
+//! an unknown tab shows a not-found; chart options are in the URL too, see [`metrics`]).
 
 mod metrics;
 mod overview;
@@ -9,12 +9,21 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::api;
-use crate::components::states::{ErrorView, Loading, NotFoundView, PermissionDenied};
+use crate::components::states::{NotFoundView, ResourceTexts, ResourceView};
 use crate::components::status_badge::StatusBadge;
 use crate::hooks::use_query_state;
-use crate::routes::AppRoute;
+use crate::routes::{AppRoute, RunTab, UnknownTab};
 use metrics::MetricsTab;
 use overview::Overview;
+
+/// The run page's words for loading, not found, denied and failed.
+const RUN: ResourceTexts = ResourceTexts {
+    loading: "Loading run…",
+    not_found: "Run not found",
+    not_found_hint: "No run has this id. It may have been deleted, or the link may be wrong.",
+    denied: "You don't have access to this experiment",
+    failed: "Could not load the run",
+};
 
 /// The run page.
 #[component]
@@ -22,46 +31,34 @@ pub fn RunPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let run = LocalResource::new(move || api::get_run(id.get()));
-    view! {
-        <Transition fallback=|| view! { <Loading label="Loading run…" /> }>
-            {move || Suspend::new(async move {
-                match run.await {
-                    Ok(r) => view! { <RunView run=r /> }.into_any(),
-                    Err(e) if api::is_not_found(&e) => view! {
-                        <NotFoundView title="Run not found"
-                            message="No run has this id. It may have been deleted, or the link may be wrong." />
-                    }.into_any(),
-                    Err(e) if api::is_permission_denied(&e) => view! {
-                        <PermissionDenied title="You don't have access to this experiment" error=e />
-                    }.into_any(),
-                    Err(e) => view! {
-                        <ErrorView title="Could not load the run" error=e retry=Callback::new(move |_| run.refetch()) />
-                    }.into_any(),
-                }
-            })}
-        </Transition>
-    }
+    view! { <ResourceView resource=run texts=RUN ready=|r| view! { <RunView run=r /> } /> }
 }
 
 /// A tab button.
 #[component]
 fn Tab(
-    /// Visible name.
-    label: &'static str,
-    /// Value of `?tab=` (`None` for the default tab).
-    value: Option<&'static str>,
-    /// The selected tab's value.
+    /// The tab this button selects.
+    tab: RunTab,
+    /// The selected tab (an error for an unknown `?tab=`, which selects no button).
     #[prop(into)]
-    current: Signal<Option<String>>,
+    current: Signal<Result<RunTab, UnknownTab>>,
     /// Called to select this tab.
-    on_select: Callback<Option<&'static str>>,
+    on_select: Callback<RunTab>,
 ) -> impl IntoView {
-    let selected = move || current.get().as_deref() == value;
+    let selected = move || current.with(|c| c.as_ref() == Ok(&tab));
     view! {
         <button role="tab" class="tab" class:selected=selected aria-selected=move || selected().to_string()
-            on:click=move |_| on_select.run(value)>
-            {label}
+            on:click=move |_| on_select.run(tab)>
+            {tab.label()}
         </button>
+    }
+}
+
+/// What `?tab=` names no tab: a not-found in the tab panel (never another tab's content).
+fn unknown_tab(e: &UnknownTab) -> impl IntoView {
+    view! {
+        <NotFoundView title="Tab not found"
+            message=format!("This run has no “{}” tab. Pick one of the tabs above.", e.0) />
     }
 }
 
@@ -72,12 +69,15 @@ fn RunView(
     run: json::RunDetail,
 ) -> impl IntoView {
     let qs = use_query_state();
-    let tab = Signal::derive(move || qs.get("tab").filter(|t| t == "metrics"));
+    let tab = Signal::derive(move || RunTab::from_query(qs.get("tab").as_deref()));
     let on_select =
-        Callback::new(move |v: Option<&'static str>| qs.set("tab", v.map(str::to_owned)));
+        Callback::new(move |t: RunTab| qs.set("tab", t.query_value().map(str::to_owned)));
     let metric_keys: Vec<String> = run.metrics.iter().map(|m| m.key.clone()).collect();
     let run_id = run.run_id.clone();
     let overview_run = run.clone();
+    let tabs = RunTab::ALL
+        .map(|t| view! { <Tab tab=t current=tab on_select=on_select /> })
+        .collect_view();
     view! {
         <nav class="breadcrumb">
             <a href=AppRoute::Experiments.path()>"Experiments"</a><span>"/"</span>
@@ -92,14 +92,12 @@ fn RunView(
                 <p class="subtitle mono">{run.run_id.clone()}</p>
             </div>
         </div>
-        <div class="tabs" role="tablist">
-            <Tab label="Overview" value=None current=tab on_select=on_select />
-            <Tab label="Metrics" value=Some("metrics") current=tab on_select=on_select />
-        </div>
+        <div class="tabs" role="tablist">{tabs}</div>
         <div role="tabpanel">
             {move || match tab.get() {
-                None => view! { <Overview run=overview_run.clone() /> }.into_any(),
-                Some(_) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
+                Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() /> }.into_any(),
+                Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
+                Err(e) => unknown_tab(&e).into_any(),
             }}
         </div>
     }

@@ -1,0 +1,151 @@
+//! The HTTP plumbing under every call: JSON in and out, the CSRF header on writes, errors
+//! as [`ApiError`], and the 401 handler.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use api_types as json;
+use gloo_net::http::{Method, RequestBuilder, Response};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::query::Query;
+
+/// Error type of every call; `Clone` so resources can hold it.
+pub type ApiError = json::ApiError;
+
+/// Machine-readable code of an [`ApiError`].
+pub use json::ErrorCode;
+
+thread_local! {
+    static CSRF: RefCell<Option<String>> = const { RefCell::new(None) };
+    static ON_UNAUTHENTICATED: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// Sets (or clears) the CSRF token sent with every non-GET request.
+pub fn set_csrf_token(token: Option<String>) {
+    CSRF.with(|c| *c.borrow_mut() = token);
+}
+
+/// Sets what happens when a call answers 401 (the session expired or was revoked).
+pub fn on_unauthenticated(f: impl Fn() + 'static) {
+    ON_UNAUTHENTICATED.with(|h| *h.borrow_mut() = Some(Rc::new(f)));
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError {
+        code,
+        message: message.into(),
+        grantors: Vec::new(),
+    }
+}
+
+async fn decode_error(resp: Response) -> ApiError {
+    let status = resp.status();
+    match resp.json::<json::ApiError>().await {
+        Ok(e) => e,
+        Err(_) => {
+            let code = match status {
+                401 => ErrorCode::Unauthenticated,
+                403 => ErrorCode::PermissionDenied,
+                404 => ErrorCode::NotFound,
+                429 => ErrorCode::TooManyRequests,
+                _ => ErrorCode::Http,
+            };
+            error(
+                code,
+                format!("The server answered HTTP {status} {}.", resp.status_text()),
+            )
+        }
+    }
+}
+
+/// Whether a 401 from this call means "go and sign in" (not for the sign-in calls, whose
+/// 401 is the answer itself).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum On401 {
+    Redirect,
+    Report,
+}
+
+/// Sends `method url` with an optional JSON body (writes carry the CSRF header) and
+/// returns the response when it is 2xx.
+pub(super) async fn send(
+    method: Method,
+    url: &str,
+    body: Option<String>,
+    on_401: On401,
+) -> Result<Response, ApiError> {
+    let is_write = method != Method::GET;
+    let mut req = RequestBuilder::new(url).method(method);
+    if is_write {
+        if let Some(token) = CSRF.with(|c| c.borrow().clone()) {
+            req = req.header("X-CSRF-Token", &token);
+        }
+    }
+    let sent = match body {
+        Some(b) => match req.header("Content-Type", "application/json").body(b) {
+            Ok(r) => r.send().await,
+            Err(e) => return Err(error(ErrorCode::Encode, e.to_string())),
+        },
+        None => req.send().await,
+    };
+    let resp = sent.map_err(|e| {
+        error(
+            ErrorCode::Network,
+            format!("Could not reach the runlens server ({e}). Check that it is running."),
+        )
+    })?;
+    if resp.ok() {
+        return Ok(resp);
+    }
+    let err = decode_error(resp).await;
+    if err.code == ErrorCode::Unauthenticated && on_401 == On401::Redirect {
+        if let Some(h) = ON_UNAUTHENTICATED.with(|h| h.borrow().clone()) {
+            h();
+        }
+    }
+    Err(err)
+}
+
+pub(super) async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ApiError> {
+    resp.json::<T>().await.map_err(|e| {
+        error(
+            ErrorCode::Decode,
+            format!("The server's answer could not be read: {e}"),
+        )
+    })
+}
+
+pub(super) fn to_json<B: Serialize>(body: &B) -> Result<String, ApiError> {
+    serde_json::to_string(body).map_err(|e| error(ErrorCode::Encode, e.to_string()))
+}
+
+/// GETs `url` and decodes its JSON body.
+pub(super) async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
+    decode(send(Method::GET, url, None, On401::Redirect).await?).await
+}
+
+/// Sends `body` as JSON with `method` and decodes the JSON answer.
+pub(super) async fn write<B: Serialize, T: DeserializeOwned>(
+    method: Method,
+    url: &str,
+    body: &B,
+) -> Result<T, ApiError> {
+    decode(send(method, url, Some(to_json(body)?), On401::Redirect).await?).await
+}
+
+/// DELETEs `url`, ignoring any answer body.
+pub(super) async fn delete(url: &str) -> Result<(), ApiError> {
+    send(Method::DELETE, url, None, On401::Redirect).await?;
+    Ok(())
+}
+
+/// `path` with the query string of `pairs` (as the `to_pairs` of `api_types`' query types
+/// give them).
+pub(super) fn url(path: &str, pairs: Vec<(&'static str, String)>) -> String {
+    pairs
+        .into_iter()
+        .fold(Query::new(), |q, (k, v)| q.with(k, v))
+        .url(path)
+}

@@ -1,0 +1,67 @@
+//! The chart's data: the canvas' settled width and the M4-reduced series fetched for it.
+
+use api_types as json;
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
+use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
+
+use crate::api::{self, ApiError};
+use crate::charts::ChartData;
+
+/// The chart's data: `None` while loading.
+pub type Loaded = Option<Result<ChartData, ApiError>>;
+
+/// Resizing must pause this long (ms) before the series is fetched for the new width.
+const RESIZE_PAUSE_MS: f64 = 150.0;
+
+/// The canvas' width in whole CSS pixels (0 until laid out): the first size at once, later
+/// changes once resizing has paused, since each change refetches the series.
+pub fn use_settled_width(canvas: NodeRef<Canvas>) -> ReadSignal<u32> {
+    let UseElementSizeReturn { width, .. } = use_element_size(canvas);
+    let (settled, set_settled) = signal(0u32);
+    let settle = use_debounce_fn_with_arg(move |w: u32| set_settled.set(w), RESIZE_PAUSE_MS);
+    Effect::new(move |_| {
+        let w = width.get().round().clamp(0.0, f64::from(u32::MAX)) as u32;
+        let current = settled.get_untracked();
+        if current == 0 {
+            set_settled.set(w);
+        } else if w != current {
+            settle(w);
+        }
+    });
+    settled
+}
+
+/// The series of `key` for the chart's width, x axis and zoom; `None` while loading (or
+/// before the canvas has a width).
+pub fn use_series(
+    run_id: String,
+    key: String,
+    x_axis: Signal<json::XAxis>,
+    width: ReadSignal<u32>,
+    zoom: Signal<Option<(f64, f64)>>,
+) -> Memo<Loaded> {
+    let series = LocalResource::new(move || {
+        let (run_id, zoom) = (run_id.clone(), zoom.get());
+        let width = width.get();
+        let q = json::SeriesQuery {
+            key: key.clone(),
+            x: x_axis.get(),
+            width: Some(width),
+            x_min: zoom.map(|(lo, _)| lo),
+            x_max: zoom.map(|(_, hi)| hi),
+        };
+        async move {
+            if width == 0 {
+                return None;
+            }
+            Some(
+                api::get_series(run_id, q)
+                    .await
+                    .map(|s| ChartData::from_series(&s, zoom)),
+            )
+        }
+    });
+    Memo::new(move |_| series.with(|s| s.clone().flatten()))
+}

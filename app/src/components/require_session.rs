@@ -1,0 +1,39 @@
+//! The gate in front of every page but sign-in: shows the page to a signed-in user and
+//! sends everyone else to sign in (and back).
+
+use leptos::prelude::*;
+use leptos_router::NavigateOptions;
+
+use crate::components::states::{ErrorView, Loading};
+use crate::hooks::use_safe_navigate;
+use crate::session::{sign_in_here, use_session, SessionState};
+
+/// Shows `children` only to a signed-in user; sends everyone else to sign in.
+#[component]
+pub fn RequireSession(
+    /// The protected page.
+    children: ChildrenFn,
+) -> impl IntoView {
+    let session = use_session();
+    // A memo, so re-confirming the same user does not re-mount the page.
+    let state = Memo::new(move |_| session.state());
+    let navigate = use_safe_navigate();
+    Effect::new(move |_| {
+        if state.get() == SessionState::SignedOut {
+            let opts = NavigateOptions {
+                replace: true,
+                ..Default::default()
+            };
+            navigate(&sign_in_here(), opts);
+        }
+    });
+    move || match state.get() {
+        SessionState::SignedIn(_) => children().into_any(),
+        SessionState::Failed(e) => view! {
+            <ErrorView title="Could not check who is signed in" error=e
+                retry=Callback::new(move |_| session.check()) />
+        }
+        .into_any(),
+        _ => view! { <Loading label="Checking your session…" /> }.into_any(),
+    }
+}
