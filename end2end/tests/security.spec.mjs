@@ -1,7 +1,11 @@
 // Security checks against the live server: session cookie flags, security headers (CSP
-// that lets the wasm app run, nosniff, no framing except /embed/ by the configured origin),
-// no CSP violations while using the app, the sign-in rate limit, and secrets (passwords,
-// tokens) never in response bodies or the server's log.
+// that lets the wasm app run, nosniff, no framing), no CSP violations while using the app,
+// the sign-in rate limit, and secrets (passwords, tokens) never in response bodies or the
+// server's log. (Cross-site forms: csrf.spec.mjs; `next=` after sign-in: signin-next.spec.mjs.)
+//
+// No `/embed/` route exists yet: a check of its framing rule here only ever saw the app's
+// not-found page, so there is none. The GPU issue adds the embed route, and with it a test
+// that a page framed by the configured `--embed-origin` renders (and others may not frame it).
 import fs from 'node:fs';
 import { test, expect, USERS, EXPERIMENT, openExperiment, signInByApi } from './fixtures.mjs';
 import { ADMIN, SECRETS } from '../users.mjs';
@@ -79,14 +83,6 @@ test('security headers on the app, the APIs and their errors', async ({ page, pl
   expect(denied.status()).toBe(401);
   expectSecurityHeaders(denied, '401');
   await anon.dispose();
-});
-
-test('only /embed/ pages may be framed, and only by the configured origin', async ({ page }) => {
-  const origin = process.env.RUNLENS_E2E_EMBED_ORIGIN;
-  const embed = await page.request.get('/embed/anything');
-  const csp = expectSecurityHeaders(embed, '/embed/');
-  expect(csp).toContain(`frame-ancestors ${origin}`);
-  expect(embed.headers()['x-frame-options']).toBeUndefined();
 });
 
 test('using the app logs no CSP violation', async ({ page, seed }) => {

@@ -8,6 +8,7 @@
 // and columns), the run page the tab and chart options. No single page has both a run filter
 // and a tab, so the test shares one link of each kind.
 import { test, expect, USERS, signInByApi, signInWithForm, signOut } from './fixtures.mjs';
+import { expectYAxis, recordCanvasText } from './charts.mjs';
 
 test.use({ user: null });
 
@@ -33,6 +34,7 @@ async function expectView(page, link) {
 /** Signs in through the form on the sign-in page the browser was sent to, from `link`. */
 async function openLinkSignedOut(browser, baseURL, link, who) {
   const context = await browser.newContext({ baseURL });
+  await recordCanvasText(context);
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -68,6 +70,7 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   const share = seed.share;
   const runId = share.runs['share-lr-0.01'];
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  await recordCanvasText(context);
 
   // alice signs in with the form, opens her experiment and grants bob CAN_READ.
   await page.goto('/');
@@ -100,11 +103,19 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   expect(new URL(tableLink).searchParams.get('filter')).toBe(FILTER);
   await page.keyboard.press('Escape');
 
-  // A run's Metrics tab with log scale on: its link is the page's address.
+  // A run's Metrics tab with log scale on: its link is the page's address. The loss falls
+  // from 2.1 to 0.13, so the tick labels tell a linear axis from a logarithmic one.
   await page.getByRole('link', { name: 'share-lr-0.01', exact: true }).click();
   await page.getByRole('tab', { name: 'Metrics' }).click();
+  const history = await page.request.get('/api/2.0/mlflow/metrics/get-history', { params: { run_id: runId, metric_key: 'loss' } });
+  const losses = (await history.json()).metrics.map((m) => m.value);
+  const range = { min: Math.min(...losses), max: Math.max(...losses) };
+  const aliceChart = page.getByTestId('chart-loss');
+  await expect(aliceChart).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  await expectYAxis(aliceChart, { log: false, range });
   await page.getByLabel('Log scale').check();
-  await expect(page.getByTestId('chart-loss')).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  await expect(aliceChart).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  await expectYAxis(aliceChart, { log: true, range });
   const runLink = page.url();
   expect(new URL(runLink).searchParams.get('tab')).toBe('metrics');
   expect(new URL(runLink).searchParams.get('log')).toBe('1');
@@ -123,6 +134,8 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   await expect(bobRun.page.getByRole('tab', { name: 'Metrics' })).toHaveAttribute('aria-selected', 'true');
   await expect(bobRun.page.getByLabel('Log scale')).toBeChecked();
   await expect(bobRun.page.getByTestId('chart-loss')).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  // The link draws the axis logarithmic, not only the checkbox ticked.
+  await expectYAxis(bobRun.page.getByTestId('chart-loss'), { log: true, range });
   // Read-only: the Share dialog shows bob's access but does not let him change it.
   await bobRun.page.goto(tableLink);
   await bobRun.page.getByRole('button', { name: 'Share' }).click();
