@@ -40,8 +40,8 @@ test:
 conformance:
 	@bash scripts/test.sh server-build conformance
 
-conformance-mlflow: tools
-	.venv/bin/python bench/mlflow_conformance.py
+conformance-mlflow:
+	@bash scripts/test.sh conformance-mlflow
 
 e2e:
 	@bash scripts/test.sh fetch trunk-build server-build e2e

@@ -5,10 +5,13 @@
   (2) fetch that metric for a 1,000-px chart (and whether its single spike survives)
   (3) open the runs page of the 1,000-run experiment in headless Chromium: time to first
       row, bytes transferred
+  and where the seed time goes (bench/seed_breakdown.py): per 1,000-point batch, the stock
+  client's encoding vs the server's answer
 
 Run with the conformance venv (`make bench`, or `.venv/bin/python bench/bench.py`); it creates
 bench/.venv-mlflow with the MLflow server on first use. Writes docs/BENCHMARKS.md and the raw
-numbers to bench/results/. `--scale 0.01` makes a quick smoke run.
+numbers to bench/results.json (both committed; the JSON also records the sha256 of the
+runlens binary and of dist/ that were measured). `--scale 0.01` makes a quick smoke run.
 """
 
 import argparse
@@ -22,9 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import seed_breakdown
 import servers
 import workloads
-from report import machine_facts, render
+from report import build_facts, machine_facts, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,6 +83,9 @@ def bench_one(server, scale_runs: int, steps: int, args, page_url) -> dict:
         print(f"[bench] {server.name}: loading the runs page", flush=True)
         login = ("admin", server.admin_password) if server.admin_password else None
         result["page"] = page_load(page_url(server.url, seed["experiment_id"]), args.page_repeat, login)
+    print(f"[bench] {server.name}: where the seed time goes", flush=True)
+    result["seed_breakdown"] = seed_breakdown.measure(server.url, server.headers,
+                                                      max(10, round(200 * args.scale)))
     return result
 
 
@@ -95,6 +102,7 @@ def main() -> int:
             if not args.runlens_bin.exists():
                 sys.exit(f"no runlens binary at {args.runlens_bin}: run `make server`")
             has_app = (args.dist / "index.html").exists()
+            results["machine"].update(build_facts(args.runlens_bin, args.dist if has_app else None))
             if not has_app:
                 print(f"[bench] no built app in {args.dist}: skipping the page load for runlens", flush=True)
             with servers.runlens(args.runlens_bin, workdir, args.dist) as srv:
@@ -112,10 +120,8 @@ def main() -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    out_dir = ROOT / "bench" / "results"
-    out_dir.mkdir(exist_ok=True)
-    raw_path = out_dir / f"bench-{results['date'].replace(':', '')}.json"
-    raw_path.write_text(json.dumps(results, indent=2))
+    raw_path = ROOT / "bench" / "results.json"
+    raw_path.write_text(json.dumps(results, indent=2) + "\n")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(results))
     print(f"[bench] wrote {args.out} (raw: {raw_path})", flush=True)

@@ -1,5 +1,6 @@
 """Machine facts and the Markdown rendering of docs/BENCHMARKS.md."""
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -37,8 +38,30 @@ def machine_facts() -> dict:
         "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 1024 / 1024, 1),
         "os": os_name, "kernel": platform.release(), "python": platform.python_version(),
         "mlflow_client": mlflow.__version__, "chromium": _first(["/usr/bin/chromium", "--version"]),
-        "runlens_commit": _first(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
+        "runlens_commit": _first(["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=7"]),
     }
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def build_facts(binary: Path, dist: Path | None) -> dict:
+    """What was measured, not what was checked out: the runlens binary's sha256 and
+    `--version`, and one sha256 over dist/ (every file's path and sha256, sorted) with the
+    sha256 of its index.html and .wasm files."""
+    facts = {"runlens_sha256": _sha256(binary), "runlens_version": _first([str(binary), "--version"])}
+    if dist is not None:
+        files = sorted(f for f in dist.rglob("*") if f.is_file())
+        listing = "".join(f"{f.relative_to(dist).as_posix()}  {_sha256(f)}\n" for f in files)
+        facts["dist_sha256"] = hashlib.sha256(listing.encode()).hexdigest()
+        facts["dist_files"] = {f.relative_to(dist).as_posix(): _sha256(f) for f in files
+                               if f.name == "index.html" or f.suffix == ".wasm"}
+    return facts
 
 
 def _s(x):
@@ -114,6 +137,10 @@ def render(r: dict) -> str:
         f"- runlens: {_page(rl)}",
         f"- MLflow: {_page(mf)}",
         "",
+        "## Where the seed time goes",
+        "",
+    ] + _breakdown(rl, mf) + [
+        "",
         "## Notes",
         "",
         "- Seeding times include the client's own work (building and JSON-encoding the protobuf "
@@ -126,7 +153,10 @@ def render(r: dict) -> str:
         "## Machine",
         "",
         f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory_gib']} GiB; {m['os']}, kernel {m['kernel']}",
-        f"- runlens commit {m['runlens_commit']} (release build); MLflow server {m.get('mlflow_server', 'n/a')} "
+        f"- `runlens --version`: {m.get('runlens_version', 'n/a')}; binary sha256 {m.get('runlens_sha256', 'n/a')} "
+        f"(checkout {m['runlens_commit']}, release build); dist/ sha256 {m.get('dist_sha256', 'n/a')} "
+        "(over every file's path and sha256; index.html and the .wasm in `bench/results.json`)",
+        f"- MLflow server {m.get('mlflow_server', 'n/a')} "
         f"(`mlflow server`, SQLite backend, default workers); client mlflow-skinny {m['mlflow_client']}, "
         f"Python {m['python']}; {m['chromium']} (headless, via Playwright)",
         "- Authentication: runlens runs with it on (the client sends an API token, every request "
@@ -134,10 +164,29 @@ def render(r: dict) -> str:
         "starts); MLflow runs without its basic-auth app, as it does by default.",
         "",
         "Reproduce: `make bench` (full scale; MLflow's side takes the longest) or "
-        "`make bench BENCH_ARGS='--scale 0.01'` for a smoke run. Raw numbers: `bench/results/`.",
+        "`make bench BENCH_ARGS='--scale 0.01'` for a smoke run. Raw numbers: `bench/results.json`, "
+        "written with this file by the same run.",
         "",
     ]
     return "\n".join(out)
+
+
+def _breakdown(rl: dict, mf: dict) -> list[str]:
+    """Per 1,000-point log_batch (bench/seed_breakdown.py): stock client vs server."""
+    lines = ["Per 1,000-point `log_batch` of the long metric, median, measured by "
+             "`bench/seed_breakdown.py` in this run: the stock client end to end, the client's own "
+             "encoding (entities, protobuf, JSON), and the same pre-encoded body POSTed over a kept-alive "
+             "connection (server plus loopback).", "",
+             "| server | stock client | of which encoding | pre-encoded POST | other client work |",
+             "|---|---|---|---|---|"]
+    for name, side in (("runlens", rl), ("MLflow", mf)):
+        b = side.get("seed_breakdown")
+        if not b:
+            lines.append(f"| {name} | not measured | | | |")
+            continue
+        lines.append(f"| {name} | {b['client_total']:.1f} ms | {b['encode']:.1f} ms | {b['server']:.1f} ms "
+                     f"| {b['other']:.1f} ms |")
+    return lines
 
 
 def _page(side: dict) -> str:

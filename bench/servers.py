@@ -104,10 +104,11 @@ def runlens(binary: Path, workdir: Path, dist: Path) -> Server:
     return Server("runlens", argv, port, workdir, env=env)
 
 
-def mlflow(exe: Path, workdir: Path) -> Server:
-    """A stock `mlflow server` without its auth app (how most teams run it)."""
+def mlflow(exe: Path, workdir: Path, env: dict | None = None) -> Server:
+    """A stock `mlflow server` without its auth app (how most teams run it); `env` adds
+    environment variables for it."""
     port = free_port()
     argv = [str(exe), "server", "--backend-store-uri", f"sqlite:///{workdir / 'mlflow.db'}",
             "--default-artifact-root", str(workdir / "mlflow-artifacts"),
             "--host", "127.0.0.1", "--port", str(port)]
-    return Server("mlflow", argv, port, workdir)
+    return Server("mlflow", argv, port, workdir, env=env)

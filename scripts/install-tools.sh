@@ -9,6 +9,8 @@
 #   end2end/node_modules           (npm ci: @playwright/test and binaryen's wasm-opt 132)
 #   chromium + chromium-driver     (apt-get, only if /usr/bin/chromium is missing)
 #   .venv                          (python venv: mlflow-skinny, psutil, pytest)
+#   bench/.venv-mlflow             (python venv: the full MLflow server, mlflow==3.17.2, for
+#                                   `conformance-mlflow` and `make bench`; ~3 minutes cold)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,4 +79,17 @@ if [ ! -x .venv/bin/python ] || ! cmp -s "$REQ" .venv/.runlens-requirements; the
     cp "$REQ" .venv/.runlens-requirements
 fi
 
-say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)')"
+MLFLOW_REQ=bench/requirements-mlflow.txt
+MLFLOW_VENV=bench/.venv-mlflow
+# Same marker as bench/servers.py's ensure_mlflow_venv: the requirements it was made from.
+if [ ! -x "$MLFLOW_VENV/bin/mlflow" ] || ! cmp -s "$MLFLOW_REQ" "$MLFLOW_VENV/.requirements"; then
+    say "preparing $MLFLOW_VENV from $MLFLOW_REQ (the real MLflow server)"
+    if [ ! -x "$MLFLOW_VENV/bin/pip" ]; then
+        rm -rf "$MLFLOW_VENV"
+        "$PYTHON" -m venv "$MLFLOW_VENV"
+    fi
+    "$MLFLOW_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$MLFLOW_REQ"
+    cp "$MLFLOW_REQ" "$MLFLOW_VENV/.requirements"
+fi
+
+say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)'), mlflow server $("$MLFLOW_VENV/bin/python" -c 'import mlflow; print(mlflow.__version__)')"

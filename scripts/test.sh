@@ -3,11 +3,12 @@
 # another, each under a clear header, logging to $TARGET/test-logs/NN-<step>.{log,status}.
 # A failing step does not stop the others (steps that need a failed build are skipped);
 # the summary at the end (scripts/summarize.py) counts tests over cargo, pytest and
-# Playwright, and its last line is `N passed, N failed`.
+# Playwright, and its last line is `N passed, N failed` (`, N skipped` appended when any
+# test was skipped, ignored or an expected failure).
 #
 # Usage: scripts/test.sh [STEP...]   (default: every step; install-tools always runs first)
-# Steps: fetch fmt clippy clippy-wasm cargo-test wasm-test trunk-build server-build
-#        conformance e2e
+# Steps: fetch fmt module-cycles clippy clippy-wasm cargo-test wasm-test trunk-build server-build
+#        conformance conformance-mlflow e2e
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +21,8 @@ RUNLENS_BIN="$TARGET_DIR/release/runlens"
 export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
 
-ALL_STEPS=(fetch fmt clippy clippy-wasm cargo-test wasm-test trunk-build server-build conformance e2e)
+ALL_STEPS=(fetch fmt module-cycles clippy clippy-wasm cargo-test wasm-test trunk-build server-build conformance
+    conformance-mlflow e2e)
 if [ $# -gt 0 ]; then STEPS=("$@"); else STEPS=("${ALL_STEPS[@]}"); fi
 
 rm -rf "$LOGS"
@@ -81,6 +83,9 @@ for s in "${STEPS[@]}"; do
     case "$s" in
     fetch) step fetch cargo fetch --locked ;;
     fmt) step fmt cargo fmt --all --check ;;
+    module-cycles)
+        # No import loops between modules (docs/ARCHITECTURE.md, "Import loops").
+        step module-cycles python3 scripts/module_cycles.py server/src app/src api-types/src ;;
     clippy) step clippy cargo clippy --workspace --all-targets --locked -- -D warnings ;;
     clippy-wasm)
         step clippy-wasm cargo clippy -p app -p api-types --target wasm32-unknown-unknown \
@@ -97,6 +102,11 @@ for s in "${STEPS[@]}"; do
     conformance)
         if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
         else skip conformance "no server binary"; fi ;;
+    conformance-mlflow)
+        # The same suite against a real `mlflow server` (bench/.venv-mlflow, made by
+        # install-tools): shows the suite encodes MLflow's behaviour and that every
+        # `runlens_only` test really departs from it (a strict xfail there).
+        step conformance-mlflow .venv/bin/python bench/mlflow_conformance.py ;;
     e2e)
         if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -f dist/index.html ]; then
             step e2e run_e2e

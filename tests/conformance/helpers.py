@@ -2,6 +2,7 @@
 
 import contextlib
 import math
+import os
 import time
 
 import pytest
@@ -30,3 +31,11 @@ def same_float(a: float, b: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return a == b
+
+
+def against_runlens() -> bool:
+    """True when the suite drives its own `runlens serve`, False against another server
+    (`CONFORMANCE_TRACKING_URI`, say a real `mlflow server`). For marks such as
+    `pytest.mark.xfail(against_runlens(), strict=True, ...)`: a known gap in runlens that
+    MLflow itself does not have."""
+    return not os.environ.get("CONFORMANCE_TRACKING_URI")

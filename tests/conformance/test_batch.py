@@ -49,11 +49,40 @@ def test_batch_over_limits_rejected(client, experiment):
     with raises_code("INVALID_PARAMETER_VALUE"):  # 1001 entities in all
         store.log_batch(run_id, metrics=[Metric("m", 1.0, t, i) for i in range(901)],
                         params=[Param(f"p{i}", "v") for i in range(100)], tags=[])
-    # A rejected batch stores nothing.
     got = client.get_run(run_id)
     assert "m" not in got.data.metrics
     assert not any(k.startswith("p") for k in got.data.params)
     assert client.get_metric_history(run_id, "m") == []
+
+
+def test_rejected_batch_stores_nothing(client, experiment):
+    # Every part but the last is valid: a new param and a valid metric, then a tag whose key
+    # is invalid (tags are checked last). Checking everything before the first write is not
+    # enough: the batch must store nothing even though its param and metric were fine.
+    run_id = client.create_run(experiment).info.run_id
+    t = now_ms()
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        rest_store(client).log_batch(run_id, metrics=[Metric("fine_metric", 0.5, t, 3)],
+                                     params=[Param("fine_param", "1")],
+                                     tags=[RunTag("fine_tag", "x"), RunTag("bad tag!", "x")])
+    got = client.get_run(run_id)
+    assert "fine_param" not in got.data.params
+    assert "fine_metric" not in got.data.metrics
+    assert "fine_tag" not in got.data.tags
+    assert client.get_metric_history(run_id, "fine_metric") == []
+    # The same param can still be logged with any value (nothing half-written blocks it).
+    client.log_param(run_id, "fine_param", "2")
+    assert client.get_run(run_id).data.params["fine_param"] == "2"
+
+    # An error only found while writing: a new param, then one that changes a logged value.
+    with raises_code("INVALID_PARAMETER_VALUE"):
+        rest_store(client).log_batch(run_id, metrics=[Metric("later_metric", 0.5, t, 4)],
+                                     params=[Param("new_param", "1"), Param("fine_param", "3")],
+                                     tags=[RunTag("later_tag", "x")])
+    got = client.get_run(run_id)
+    assert got.data.params == {"fine_param": "2"}
+    assert "later_metric" not in got.data.metrics and "later_tag" not in got.data.tags
+    assert client.get_metric_history(run_id, "later_metric") == []
 
 
 def test_client_chunks_large_batches(client, experiment):

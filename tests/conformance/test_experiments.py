@@ -99,16 +99,21 @@ def test_delete_and_restore_experiment(client, unique):
 
 def test_search_experiments_filter_order_and_paging(client, unique):
     prefix = f"/Workspace/Shared/search-{unique}"
-    ids = [client.create_experiment(f"{prefix}/{i:02d}") for i in range(7)]
-    client.set_experiment_tag(ids[3], "flag", "yes")
+    # Created in an order that is neither the names' order nor its reverse, so an answer in
+    # id or creation order (either way) cannot pass for one sorted by name.
+    created = ["03", "05", "00", "06", "02", "04", "01"]
+    by_name = {n: client.create_experiment(f"{prefix}/{n}") for n in created}
+    ids = [by_name[n] for n in sorted(created)]  # ids in name order
+    client.set_experiment_tag(by_name["03"], "flag", "yes")
 
     found = client.search_experiments(
         filter_string=f"name LIKE '{prefix}/%'", order_by=["name DESC"]
     )
     assert [e.experiment_id for e in found] == list(reversed(ids))
+    assert [e.name for e in found] == [f"{prefix}/{n}" for n in sorted(created, reverse=True)]
 
     tagged = client.search_experiments(filter_string=f"name LIKE '{prefix}/%' AND tags.flag = 'yes'")
-    assert [e.experiment_id for e in tagged] == [ids[3]]
+    assert [e.experiment_id for e in tagged] == [by_name["03"]]
 
     seen, token, pages = [], None, 0
     while True:

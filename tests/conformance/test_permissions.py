@@ -1,9 +1,12 @@
 """Permissions through the stock client: private /Users/<name>/ experiments, grants made
 with MLflow 3's per-user permission endpoints, Shared experiments and NO_PERMISSIONS."""
 
+import contextlib
+
 import mlflow
 import pytest
 from mlflow.entities import Metric, ViewType
+from mlflow.exceptions import MlflowException
 
 from auth_helpers import as_user
 from helpers import now_ms, raises_code
@@ -144,3 +147,90 @@ def test_creator_manages_and_admin_sees_everything(server, make_user, alice_priv
     with as_user(alice):
         client.rename_experiment(exp_id, f"{alice.home}/renamed-{exp_id}")
         assert client.get_experiment(exp_id).name == f"{alice.home}/renamed-{exp_id}"
+
+
+def revoke(server, revoker, username, exp_id):
+    """MLflow 3's `users/permissions/revoke`, as `revoker`; returns the raw response."""
+    return server.http.post(
+        f"{server.url}/api/3.0/mlflow/users/permissions/revoke",
+        json={"username": username, "resource_type": "experiment", "resource_id": exp_id},
+        headers={"Authorization": f"Bearer {revoker.token}"}, timeout=30)
+
+
+@contextlib.contextmanager
+def default_experiment_restored(client):
+    """Puts the Default experiment's name back (as admin) if the block renamed it, so one
+    failure here does not break every later test that uses experiment 0."""
+    try:
+        yield
+    finally:
+        if client.get_experiment("0").name != "Default":
+            client.rename_experiment("0", "Default")
+
+
+def test_nobody_renames_default_into_a_private_folder(server, make_user, unique):
+    alice, dave = make_user("alice"), make_user("dave")
+    target = f"{alice.home}/new-project-{unique}"
+    client = mlflow.MlflowClient(tracking_uri=server.url)
+    with default_experiment_restored(client):
+        with as_user(dave), pytest.raises(MlflowException) as info:
+            client.rename_experiment("0", target)
+        assert info.value.error_code in ("PERMISSION_DENIED", "INVALID_PARAMETER_VALUE"), info.value
+        # Not even an administrator (the conftest's token is admin's) moves Default there.
+        with raises_code("INVALID_PARAMETER_VALUE"):
+            client.rename_experiment("0", f"{alice.home}/admin-made-{unique}")
+    assert client.get_experiment("0").name == "Default"
+    # alice's set_experiment of that name creates her own private experiment, not 0.
+    with as_user(alice):
+        exp = mlflow.set_experiment(target)
+        assert exp.experiment_id != "0" and exp.name == target
+        with mlflow.start_run() as run:
+            mlflow.log_param("secret_param", "s3cr3t")
+    with as_user(dave):
+        with raises_code("PERMISSION_DENIED"):
+            client.get_run(run.info.run_id)
+        with raises_code("PERMISSION_DENIED"):
+            client.search_runs([exp.experiment_id])
+
+
+@pytest.mark.parametrize("source", ["own-private", "own-shared"])
+def test_renaming_into_another_users_folder_is_denied(server, make_user, unique, source):
+    alice, dave = make_user("alice"), make_user("dave")
+    client = mlflow.MlflowClient(tracking_uri=server.url)
+    name = f"{dave.home}/mine-{unique}" if source == "own-private" else f"/Workspace/Shared/dave-{unique}"
+    target = f"{alice.home}/planted-{unique}"
+    with as_user(dave):
+        exp_id = client.create_experiment(name)
+        with raises_code("PERMISSION_DENIED"):
+            client.rename_experiment(exp_id, target)
+        assert client.get_experiment(exp_id).name == name
+    with as_user(alice):
+        assert client.get_experiment_by_name(target) is None
+
+
+def test_a_manager_cannot_lock_the_owner_out(server, make_user, alice_private, unique):
+    alice, exp_id, run_id = alice_private
+    bob, carol = make_user("bob"), make_user("carol")
+    grant(server, alice, bob.name, exp_id, "MANAGE")
+    client = mlflow.MlflowClient(tracking_uri=server.url)
+    with as_user(bob):
+        # A manager moving it into his own folder: allowed (he may create there) or refused
+        # (only the owner moves it out of /Users/<owner>/); either way...
+        try:
+            client.rename_experiment(exp_id, f"{bob.home}/taken-{unique}")
+        except MlflowException as e:
+            assert e.error_code == "PERMISSION_DENIED", e
+            assert client.get_experiment(exp_id).name.startswith(f"{alice.home}/")
+    # ...neither a NO_PERMISSIONS grant nor a revoke takes it from its creator.
+    r = server.http.post(
+        f"{server.url}/api/3.0/mlflow/users/permissions/grant",
+        json={"username": alice.name, "resource_type": "experiment", "resource_id": exp_id,
+              "permission": "NO_PERMISSIONS"},
+        headers={"Authorization": f"Bearer {bob.token}"}, timeout=30)
+    assert r.status_code == 400 and r.json()["error_code"] == "INVALID_PARAMETER_VALUE", r.text
+    r = revoke(server, bob, alice.name, exp_id)
+    assert r.status_code == 400 and r.json()["error_code"] == "INVALID_PARAMETER_VALUE", r.text
+    with as_user(alice):
+        assert client.get_run(run_id).data.params == {"secret_param": "s3cr3t"}
+        client.rename_experiment(exp_id, f"{alice.home}/back-{unique}")
+    grant(server, alice, carol.name, exp_id, "READ")  # alice still manages it

@@ -71,6 +71,19 @@ def test_order_by_metric_and_default_order(client, sweep):
     assert names(client, runs, by_param)[:3] == ["lr0.1-s1", "lr0.01-s1", "lr0.001-s1"]
 
 
+def test_order_by_run_name(client, experiment):
+    # Names created in an order that is neither their sorted order nor its reverse (and run
+    # ids are random), so only a real sort by name gives these lists.
+    created = ["delta", "alpha", "echo", "charlie", "bravo"]
+    t = now_ms()
+    ids = {name: client.create_run(experiment, run_name=name, start_time=t + i).info.run_id
+           for i, name in enumerate(created)}
+    for order, expected in (("DESC", sorted(created, reverse=True)), ("ASC", sorted(created))):
+        found = client.search_runs([experiment], order_by=[f"attributes.run_name {order}"])
+        assert [r.info.run_name for r in found] == expected, order
+        assert [r.info.run_id for r in found] == [ids[n] for n in expected], order
+
+
 def test_paging_with_page_tokens(client, sweep):
     exp, runs = sweep
     seen, token, pages = [], None, 0
