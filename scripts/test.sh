@@ -85,7 +85,7 @@ for s in "${STEPS[@]}"; do
     fmt) step fmt cargo fmt --all --check ;;
     module-cycles)
         # No import loops between modules (docs/ARCHITECTURE.md, "Import loops").
-        step module-cycles python3 scripts/module_cycles.py server/src app/src api-types/src ;;
+        step module-cycles python3 scripts/module_cycles.py server/src app/src api-types/src agent/src ;;
     clippy) step clippy cargo clippy --workspace --all-targets --locked -- -D warnings ;;
     clippy-wasm)
         step clippy-wasm cargo clippy -p app -p api-types --target wasm32-unknown-unknown \

@@ -1,6 +1,7 @@
 //! Wire types of the runlens app API (`/api/v1/...`), shared by the app (wasm32) and the
 //! server (native). Serde only; imported on both sides as `use api_types as json;`.
 
+pub mod agent;
 mod auth;
 mod error;
 mod experiments;
