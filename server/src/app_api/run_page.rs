@@ -1,11 +1,11 @@
 //! The run page's overview (`GET /runs/{id}`): attributes, params, tags, latest metrics,
 //! and the parent and child runs linked by the `mlflow.parentRunId` tag.
 
+use crate::store::Conn;
 use api_types as json;
 use api_types::Level;
 use axum::extract::State;
 use axum::Json;
-use rusqlite::Connection;
 
 use super::guard::{RunGuard, READ};
 use crate::auth::Caller;
@@ -29,7 +29,7 @@ pub async fn get_run(
 }
 
 /// The run's overview with its parent, when the tag names a run the caller may read.
-fn run_detail(c: &mut Connection, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
+fn run_detail(c: &mut Conn, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
     let mut run = overview::run_detail(c, run_id)?;
     run.parent = match run.tags.iter().find(|t| t.key == overview::PARENT_TAG) {
         // A parent in an experiment the caller cannot read stays hidden.

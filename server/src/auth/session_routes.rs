@@ -13,6 +13,7 @@ use super::resolve::{check_password, load_caller};
 use super::secret::constant_time_eq;
 use super::sessions::{self, ABSOLUTE_TIMEOUT_MS, COOKIE_NAME};
 use super::{groups, AuthMethod, Caller};
+use crate::store::Conn;
 use crate::{AppState, Error};
 
 /// `POST /api/v1/session`: checks the password and starts a session. Only JSON from
@@ -95,7 +96,7 @@ pub async fn delete_session(
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
 }
 
-fn me_for(conn: &rusqlite::Connection, caller: &Caller, csrf_token: String) -> Result<Me, Error> {
+fn me_for(conn: &Conn, caller: &Caller, csrf_token: String) -> Result<Me, Error> {
     let groups = groups::groups_of(conn, caller.user_id)?
         .into_iter()
         .map(|(_, name)| name)

@@ -9,6 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 
 use super::{tokens, users, Caller};
+use crate::store::Conn;
 use crate::{AppState, Error};
 
 /// `?user=` on token routes.
@@ -19,7 +20,7 @@ pub struct UserQuery {
 }
 
 /// The user id the request is about: the caller, or `?user=` for admins.
-fn subject(conn: &rusqlite::Connection, caller: &Caller, q: &UserQuery) -> Result<i64, Error> {
+fn subject(conn: &Conn, caller: &Caller, q: &UserQuery) -> Result<i64, Error> {
     match q.user.as_deref() {
         None => Ok(caller.user_id),
         Some(u) if u == caller.username => Ok(caller.user_id),

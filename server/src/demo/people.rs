@@ -4,8 +4,8 @@
 //! only Shared experiments (and the Default one) and her own. Idempotent: existing users, memberships and
 //! grants are left as they are or re-set to the same values.
 
+use crate::store::Conn;
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::Connection;
 
 use crate::auth::{groups, users};
 use crate::permissions::set_grant;
@@ -30,7 +30,7 @@ pub const BOB_EXPERIMENT: &str = "/Users/bob/resnet-ablation";
 pub const DETECTION_EXPERIMENT: &str = "/Workspace/Shared/vision/detection";
 
 /// Creates the demo users and group and writes the demo grants (where the experiments exist).
-pub fn load(conn: &Connection) -> Result<(), Error> {
+pub fn load(conn: &Conn) -> Result<(), Error> {
     for (name, password) in DEMO_USERS {
         if users::find_user_id(conn, name)?.is_none() {
             users::create_user(conn, name, Some(password), false)?;

@@ -2,7 +2,7 @@
 //! domain's functions (the ones behind the MLflow API: `runs::create`, `log_batch`, ...),
 //! inside the caller's transaction. Only the values and times are the demo's own.
 
-use rusqlite::Connection;
+use crate::store::Conn;
 
 use super::curves::Noise;
 use crate::tracking::experiments;
@@ -62,7 +62,7 @@ pub struct RunSpec<'a> {
 
 /// Writes demo data through the tracking domain, on one connection (a transaction).
 pub struct Writer<'c> {
-    conn: &'c Connection,
+    conn: &'c Conn,
     /// The seeded randomness all demo values come from.
     pub noise: Noise,
 }
@@ -76,7 +76,7 @@ fn pairs(kv: &[(&str, &str)]) -> Vec<(String, String)> {
 
 impl<'c> Writer<'c> {
     /// A writer over `conn`, with randomness seeded by `seed`.
-    pub fn new(conn: &'c Connection, seed: u64) -> Self {
+    pub fn new(conn: &'c Conn, seed: u64) -> Self {
         Writer {
             conn,
             noise: Noise::new(seed),

@@ -14,11 +14,11 @@ mod wire;
 
 pub use policy::Policy;
 
+use crate::store::Conn;
 use api_types::Level;
 use axum::http::StatusCode;
 use axum::routing::MethodRouter;
 use axum::Json;
-use rusqlite::Connection;
 use serde_json::json;
 
 use crate::routes::{Access, Dialect, Route};
@@ -193,7 +193,7 @@ fn max_results(f: &Fields, default: usize, max: usize) -> Result<usize, Error> {
 async fn write<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where
     T: Send + 'static,
-    F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
+    F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
 {
     s.store.call(move |c| tracking::write(c, f)).await
 }
@@ -202,7 +202,7 @@ where
 async fn read<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where
     T: Send + 'static,
-    F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
+    F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
 {
     s.store.call(move |c| tracking::read(c, f)).await
 }

@@ -2,8 +2,8 @@
 //! (`super::dialect`), and [`super::request::Msg`] applies it to the decoded message
 //! before the handler runs.
 
+use crate::store::Conn;
 use api_types::Level;
-use rusqlite::Connection;
 
 use super::fields::Fields;
 use crate::auth::Caller;
@@ -45,12 +45,7 @@ fn require_admin(caller: &Caller) -> Result<(), Error> {
 }
 
 /// Applies `policy` to a decoded request of `caller`.
-pub fn enforce(
-    conn: &Connection,
-    caller: &Caller,
-    policy: Policy,
-    f: &Fields,
-) -> Result<(), Error> {
+pub fn enforce(conn: &Conn, caller: &Caller, policy: Policy, f: &Fields) -> Result<(), Error> {
     match policy {
         Policy::SignedIn | Policy::Filtered => Ok(()),
         Policy::Admin => require_admin(caller),
@@ -108,7 +103,7 @@ pub fn enforce(
     }
 }
 
-fn each_known_run(conn: &Connection, caller: &Caller, run_ids: &[String]) -> Result<(), Error> {
+fn each_known_run(conn: &Conn, caller: &Caller, run_ids: &[String]) -> Result<(), Error> {
     for run_id in run_ids {
         match perm::require_run(conn, caller, run_id, Level::CanRead) {
             Ok(_) | Err(Error::NotFound(_)) => {}
@@ -118,7 +113,7 @@ fn each_known_run(conn: &Connection, caller: &Caller, run_ids: &[String]) -> Res
     Ok(())
 }
 
-fn each_known_experiment(conn: &Connection, caller: &Caller, ids: &[String]) -> Result<(), Error> {
+fn each_known_experiment(conn: &Conn, caller: &Caller, ids: &[String]) -> Result<(), Error> {
     // Ids that are not numbers name no experiment, so they match nothing.
     for id in ids.iter().filter_map(|id| id.trim().parse::<i64>().ok()) {
         match perm::require_experiment(conn, caller, id, Level::CanRead) {

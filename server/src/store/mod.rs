@@ -21,6 +21,11 @@ pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
 
 use crate::error::Error;
 
+/// The connection domain functions take (`tracking::runs::get(conn, ..)`). Handlers, the
+/// CLI and the demo name only this alias, never the driver, so a PostgreSQL store can
+/// replace it without touching them.
+pub type Conn = rusqlite::Connection;
+
 /// Connections in the pool.
 const POOL_SIZE: u32 = 8;
 

@@ -4,6 +4,7 @@
 //!
 //! Run one area with `cargo test -p server --test it -- permissions_matrix::`.
 
+mod architecture;
 mod auth_api;
 mod auth_cli;
 mod auth_logs;
