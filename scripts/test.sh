@@ -90,7 +90,7 @@ for s in "${STEPS[@]}"; do
     clippy-wasm)
         step clippy-wasm cargo clippy -p app -p api-types --target wasm32-unknown-unknown \
             --locked -- -D warnings ;;
-    cargo-test) step cargo-test cargo test --workspace --locked ;;
+    cargo-test) step cargo-test cargo test --workspace --locked --no-fail-fast ;;
     wasm-test)
         # Component tests in headless Chromium; only when the app has any.
         if has_wasm_tests; then

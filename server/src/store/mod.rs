@@ -11,7 +11,7 @@ pub mod sql;
 mod tests;
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
@@ -25,6 +25,9 @@ use crate::error::Error;
 /// CLI and the demo name only this alias, never the driver, so a PostgreSQL store can
 /// replace it without touching them.
 pub type Conn = rusqlite::Connection;
+
+/// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Connections in the pool.
 const POOL_SIZE: u32 = 8;
@@ -72,8 +75,7 @@ impl Store {
         {
             let mut conn = Connection::open(path).map_err(|e| cannot_open(&e))?;
             configure(&mut conn).map_err(|e| cannot_open(&e))?;
-            // Persistent in the file: every later connection is in WAL mode too.
-            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            let mode = switch_to_wal(&conn).map_err(|e| cannot_open(&e))?;
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(cannot_open(&format!("journal mode is {mode}, not wal")));
             }
@@ -130,12 +132,32 @@ impl Store {
 /// (acknowledged) write is on disk before the handler answers, so a crash or kill -9
 /// loses nothing.
 fn configure(c: &mut Connection) -> rusqlite::Result<()> {
+    c.busy_timeout(BUSY_TIMEOUT)?;
     c.execute_batch(
-        "PRAGMA busy_timeout = 30000;
-         PRAGMA synchronous = FULL;
+        "PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;
          PRAGMA cache_size = -32000;",
     )
+}
+
+/// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
+/// too) and returns the journal mode now in force. SQLite answers this PRAGMA with
+/// `SQLITE_BUSY` at once, without the busy handler, while another process opening the same
+/// new file holds a lock, so it is retried here for as long as the busy timeout allows.
+fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Creates experiment `0` named `Default` if missing (MLflow clients log there by default).
