@@ -6,6 +6,7 @@ mod auth;
 mod error;
 mod experiments;
 mod metrics;
+pub mod nodes;
 mod query;
 mod runs;
 mod value;

@@ -1,0 +1,197 @@
+//! Wire types of the nodes registry and the GPU panel (`/api/v1/nodes...`): what agents send
+//! when they register, what the app reads for the GPU resources panel, and the signed embed
+//! links for a notebook's iframe. The samples themselves are [`crate::agent`]'s types.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{DriverStatus, NodeSnapshot};
+
+/// The tag on an MLflow run naming the nodes it ran on, comma-separated
+/// (`runlens.nodes = "gpu-a,gpu-b"`): set by `runlens-agent run`; the run page shows these
+/// nodes' GPUs, and a user who may read the run may watch them.
+pub const RUN_NODES_TAG: &str = "runlens.nodes";
+
+/// The body of `PUT /api/v1/nodes/{name}`: an agent registering (and then heartbeating), or
+/// an admin adding an agent by hand. Admins only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterNode {
+    /// Where the server reaches the agent, e.g. `http://10.0.0.7:9400` (http or https).
+    pub url: String,
+    /// The bearer token the agent requires on `GET /v1/gpus`. Stored by the server, never
+    /// returned by any endpoint.
+    pub token: String,
+    /// The agent's sample interval, seconds (the server caches one answer that long).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_secs: Option<u64>,
+    /// Whether the agent could use NVML; absent when added by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverStatus>,
+    /// True when the agent's GPUs are simulated.
+    #[serde(default)]
+    pub simulated: bool,
+    /// The node's GPUs (index, name, UUID, memory); empty when added by hand.
+    #[serde(default)]
+    pub gpus: Vec<GpuIdentity>,
+}
+
+/// What identifies a GPU in the registry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuIdentity {
+    /// NVML index on its node.
+    pub index: u32,
+    /// Product name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// UUID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// Device memory in all, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_total_bytes: Option<u64>,
+}
+
+/// How a node came into the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeSource {
+    /// The agent registered itself (`runlens-agent serve --server ...`) and heartbeats.
+    Agent,
+    /// An admin added the agent's URL by hand.
+    Static,
+}
+
+/// One node of the registry, as `GET /api/v1/nodes` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeInfo {
+    /// The node's name (`--node-name`).
+    pub name: String,
+    /// How it was registered.
+    pub source: NodeSource,
+    /// The agent's URL: admins only (absent for everyone else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Last registration or heartbeat (Unix ms); absent for a static node never heard from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_heartbeat_ms: Option<i64>,
+    /// The agent's sample interval, seconds.
+    pub interval_secs: u64,
+    /// Driver status as last reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverStatus>,
+    /// True when its GPUs are simulated.
+    pub simulated: bool,
+    /// Its GPUs as last reported.
+    pub gpus: Vec<GpuIdentity>,
+}
+
+/// `GET /api/v1/nodes`: the nodes of runs the caller may read (admins: all), by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeList {
+    /// The nodes.
+    pub nodes: Vec<NodeInfo>,
+}
+
+/// The query of `GET /api/v1/nodes/gpus` (and of the embed variant).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeGpusQuery {
+    /// Comma-separated node names (at most 64).
+    pub nodes: String,
+    /// Back-fill: include the samples taken strictly after this time (Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<i64>,
+}
+
+/// `GET /api/v1/nodes/gpus`: one entry per requested node, in the order asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeGpus {
+    /// The nodes.
+    pub nodes: Vec<NodeView>,
+    /// When the server answered (Unix ms): the client's next `since`.
+    pub server_time_ms: i64,
+}
+
+/// What the server knows of one node right now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeView {
+    /// The node's name.
+    pub node: String,
+    /// Reachable or not, and why.
+    pub state: NodeState,
+    /// When the server last had an answer from the agent (Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen_ms: Option<i64>,
+    /// The latest answer (possibly older than this poll when the node is unreachable);
+    /// its `history` holds the samples after the query's `since`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<NodeSnapshot>,
+}
+
+/// Whether the server could reach a node's agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum NodeState {
+    /// The agent answered within the last poll interval.
+    Live,
+    /// The last call failed or timed out: `reason` for a person ("connection refused",
+    /// "timed out after 3 s", "agent answered 401").
+    Unreachable {
+        /// Why.
+        reason: String,
+    },
+    /// No node of that name is registered.
+    Unknown,
+}
+
+/// The body of `POST /api/v1/nodes/embed-links`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedLinkRequest {
+    /// The nodes the link shows (each must be visible to the caller).
+    pub nodes: Vec<String>,
+    /// Lifetime in seconds (default 7 days, at most 30 days).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_secs: Option<u64>,
+}
+
+/// A signed, read-only, expiring link to the chrome-less GPU panel of some nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedLink {
+    /// Path and query to open, relative to the server's origin:
+    /// `/embed/gpus?nodes=a,b&exp=UNIX_S&sig=HEX`.
+    pub path: String,
+    /// When the link stops working (Unix ms).
+    pub expires_at_ms: i64,
+}
+
+/// The query of `GET /api/v1/embed/gpus` (public route; the signature is the credential).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbedGpusQuery {
+    /// Comma-separated node names, exactly as signed.
+    pub nodes: String,
+    /// Expiry, Unix seconds, as signed.
+    pub exp: i64,
+    /// Hex HMAC-SHA256 over `nodes` and `exp` with the server's secret.
+    pub sig: String,
+    /// Back-fill, as in [`NodeGpusQuery::since`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_state_is_tagged() {
+        let s = NodeState::Unreachable {
+            reason: "timed out".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&s).unwrap(),
+            serde_json::json!({"status": "unreachable", "reason": "timed out"})
+        );
+        assert_eq!(
+            serde_json::to_value(NodeState::Live).unwrap(),
+            serde_json::json!({"status": "live"})
+        );
+    }
+}
