@@ -7,6 +7,7 @@ pub mod demo;
 pub mod error;
 pub mod headers;
 pub mod mlflow;
+pub mod nodes;
 pub mod permissions;
 pub mod routes;
 pub mod serve;
@@ -35,6 +36,8 @@ pub struct AppState {
     pub store: Store,
     /// Authentication settings, sign-in rate limiter and credential cache.
     pub auth: Arc<auth::AuthState>,
+    /// GPU nodes: the agents' poller and caches, the embed links' secret.
+    pub nodes: Arc<nodes::NodeService>,
 }
 
 impl AppState {
@@ -44,6 +47,7 @@ impl AppState {
         AppState {
             store,
             auth: Arc::new(auth::AuthState::default()),
+            nodes: Arc::new(nodes::NodeService::default()),
         }
     }
 

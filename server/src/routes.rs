@@ -73,6 +73,8 @@ pub enum AppPolicy {
     /// The handler restricts its answer to what the caller may read (lists, searches) or
     /// to the caller's own account.
     Filtered,
+    /// Administrators only (handlers take [`crate::app_api::guard::AdminGuard`]).
+    Admin,
 }
 
 /// What every request of a route carries in its extensions.

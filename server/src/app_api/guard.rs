@@ -118,3 +118,26 @@ impl<const L: u8> FromRequestParts<AppState> for RunGuard<L> {
         })
     }
 }
+
+/// An administrator: the caller of a route declared [`AppPolicy::Admin`] (403 otherwise).
+#[derive(Debug, Clone)]
+pub struct AdminGuard {
+    /// Who asked.
+    pub caller: Caller,
+}
+
+impl FromRequestParts<AppState> for AdminGuard {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::Admin)?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        if !caller.is_admin {
+            return Err(Error::PermissionDenied {
+                message: "Only administrators can do this.".into(),
+                grantors: Vec::new(),
+            });
+        }
+        Ok(AdminGuard { caller })
+    }
+}

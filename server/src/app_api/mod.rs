@@ -7,6 +7,7 @@
 pub mod access;
 pub mod experiments;
 pub mod guard;
+pub mod nodes;
 pub mod principals;
 pub mod query;
 pub mod run_page;
@@ -23,7 +24,7 @@ use crate::Error;
 /// [`guard::ExperimentGuard`] / [`guard::RunGuard`], which apply it.
 pub fn dialect() -> Dialect {
     use crate::auth::{session_routes as session, token_routes as tokens};
-    use AppPolicy::{Experiment, Filtered, Run};
+    use AppPolicy::{Admin, Experiment, Filtered, Run};
     use Level::{CanManage as Manage, CanRead as Read};
     let app = Access::App;
     Dialect {
@@ -56,6 +57,18 @@ pub fn dialect() -> Dialect {
                 access::delete_experiment_access,
             ),
             Route::get("/principals", app(Filtered), principals::list_principals),
+            // GPU nodes: admins register and remove (checked in the handlers); the rest
+            // answer only for nodes the caller may watch (404 otherwise).
+            Route::get("/nodes", app(Filtered), nodes::list_nodes),
+            Route::get("/nodes/gpus", app(Filtered), nodes::node_gpus),
+            Route::post(
+                "/nodes/embed-links",
+                app(Filtered),
+                nodes::create_embed_link,
+            ),
+            Route::put("/nodes/{name}", app(Admin), nodes::put_node),
+            Route::delete("/nodes/{name}", app(Admin), nodes::delete_node),
+            Route::get("/embed/gpus", Access::Public, nodes::embed_gpus),
             Route::get("/runs/{id}", app(Run(Read)), run_page::get_run),
             Route::get(
                 "/runs/{id}/series",

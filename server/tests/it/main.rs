@@ -13,6 +13,7 @@ mod durability;
 mod hardening;
 mod helpers;
 mod mlflow_api;
+mod nodes;
 mod permissions_api;
 mod permissions_matrix;
 mod v1_api;

@@ -19,6 +19,9 @@ pub enum Rule {
     Filtered,
     /// No such endpoint: 404 for signed-in users.
     NotFound,
+    /// The fixture's GPU node: signed-in users who may read the fixture experiment (whose
+    /// run names the node); everyone else gets 404, as for a node that does not exist.
+    Watch,
 }
 
 /// One row of the matrix.
@@ -37,6 +40,8 @@ pub struct Case {
     pub body: Option<&'static str>,
     /// Statuses that mean "allowed and done".
     pub ok: &'static [u16],
+    /// For [`Rule::Filtered`]: the text that shows the fixture in the answer.
+    pub marker: &'static str,
 }
 
 const R: Rule = Rule::Level(Level::CanRead);
@@ -65,11 +70,17 @@ const fn case(
         uri,
         body,
         ok: OK,
+        marker: super::fixture::EXPERIMENT,
     }
 }
 
 const fn with_ok(mut c: Case, ok: &'static [u16]) -> Case {
     c.ok = ok;
+    c
+}
+
+const fn with_marker(mut c: Case, marker: &'static str) -> Case {
+    c.marker = marker;
     c
 }
 
@@ -136,6 +147,14 @@ pub const CASES: &[Case] = &[
     with_ok(case("DELETE", "/api/v1/experiments/{id}/access", M, "/api/v1/experiments/{exp}/access?kind=user&name=reader", None), NO_CONTENT),
     case("GET", "/api/v1/principals", Rule::SignedIn, "/api/v1/principals?q=e", None),
     case("GET", "/api/v1/runs/{id}", R, "/api/v1/runs/{run}", None),
+    // GPU nodes (issue 8): the fixture node `matrix-node` is named by the fixture run.
+    with_marker(case("GET", "/api/v1/nodes", Rule::Filtered, "/api/v1/nodes", None), super::fixture::NODE),
+    case("GET", "/api/v1/nodes/gpus", Rule::Watch, "/api/v1/nodes/gpus?nodes=matrix-node", None),
+    case("POST", "/api/v1/nodes/embed-links", Rule::Watch, "/api/v1/nodes/embed-links", Some(r#"{"nodes": ["matrix-node"]}"#)),
+    case("PUT", "/api/v1/nodes/{name}", Rule::Admin, "/api/v1/nodes/another-node", Some(r#"{"url": "http://127.0.0.1:1", "token": "t"}"#)),
+    with_ok(case("DELETE", "/api/v1/nodes/{name}", Rule::Admin, "/api/v1/nodes/matrix-node", None), NO_CONTENT),
+    // Public: the signature is the credential; a link not signed by the server is a 403 for anyone.
+    with_ok(case("GET", "/api/v1/embed/gpus", Rule::Public, "/api/v1/embed/gpus?nodes=matrix-node&exp=4102444800&sig=00", None), &[403]),
     case("GET", "/api/v1/runs/{id}/series", R, "/api/v1/runs/{run}/series?key=secret_metric", None),
     with_ok(case("ANY", "/api/v1/{*rest}", Rule::NotFound, "/api/v1/no-such-route", None), &[404]),
     // Identity (the app API).

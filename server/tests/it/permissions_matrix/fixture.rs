@@ -66,6 +66,10 @@ impl Who {
 /// Experiment name of the fixture.
 pub const EXPERIMENT: &str = "/Users/owner/secret-exp";
 
+/// The GPU node of the fixture: registered (its agent unreachable), and named in the
+/// fixture run's `runlens.nodes` tag, so whoever reads the experiment may watch it.
+pub const NODE: &str = "matrix-node";
+
 /// The template: a database file with the fixture, its ids and tokens.
 pub struct Template {
     dir: tempfile::TempDir,
@@ -146,10 +150,16 @@ impl Template {
             .to_string();
         let batch = serde_json::json!({"run_id": self.run,
             "params": [{"key": "secret_param", "value": "secret-value-42"}],
-            "tags": [{"key": "secret_run_tag", "value": "secret-y"}],
+            "tags": [{"key": "secret_run_tag", "value": "secret-y"},
+                     {"key": api_types::nodes::RUN_NODES_TAG, "value": NODE}],
             "metrics": [{"key": "secret_metric", "value": 1.2345, "timestamp": 1, "step": 0},
                         {"key": "secret_metric", "value": 2.5, "timestamp": 2, "step": 1}]});
         let (status, v) = call("/runs/log-batch", batch).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        // Nothing listens on port 1: polling the node is quick and answers "unreachable".
+        let node = serde_json::json!({"url": "http://127.0.0.1:1", "token": "agent-token"});
+        let uri = format!("/api/v1/nodes/{NODE}");
+        let (status, v) = send(app, "PUT", &uri, Some(node.to_string()), Some(&admin)).await;
         assert_eq!(status, StatusCode::OK, "{v}");
         for who in Who::ALL {
             let Some(name) = who.username() else { continue };

@@ -88,6 +88,7 @@ fn allowed(rule: Rule, who: Who) -> bool {
         Rule::SignedIn | Rule::Filtered | Rule::NotFound => true,
         Rule::Admin => who == Who::Admin,
         Rule::Level(need) => who.level() >= Some(need),
+        Rule::Watch => who.level().is_some(),
     }
 }
 
@@ -128,10 +129,11 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
     let (status, v) = send(&app, c.send, &uri, body, token.as_deref()).await;
     let ctx = format!("{} {uri} as {who:?} -> {status}", c.send);
     if !allowed(c.rule, who) {
-        let want = if who == Who::Anonymous {
-            StatusCode::UNAUTHORIZED
-        } else {
-            StatusCode::FORBIDDEN
+        let want = match (who, c.rule) {
+            (Who::Anonymous, _) => StatusCode::UNAUTHORIZED,
+            // A node the caller may not watch answers like one that does not exist.
+            (_, Rule::Watch) => StatusCode::NOT_FOUND,
+            _ => StatusCode::FORBIDDEN,
         };
         assert_eq!(status, want, "{ctx}: {v}");
         assert_no_data(&ctx, &v, &t.run);
@@ -143,7 +145,7 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
         c.ok
     );
     if c.rule == Rule::Filtered {
-        let sees = v.to_string().contains(fixture::EXPERIMENT);
+        let sees = v.to_string().contains(c.marker);
         let may = who.level().is_some();
         assert_eq!(
             sees, may,

@@ -1,0 +1,164 @@
+//! GPU nodes (`/api/v1/nodes...`, `/api/v1/embed/gpus`): the registry (admins register and
+//! remove agents; everyone lists the nodes they may watch), the nodes' live GPU samples
+//! through the server's on-demand poller, and signed embed links. Thin handlers over
+//! `crate::nodes`.
+
+use api_types::nodes::{EmbedLink, EmbedLinkRequest, NodeGpus, NodeList, NodeSource, RegisterNode};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::guard::AdminGuard;
+use super::query::QueryParams;
+use crate::auth::Caller;
+use crate::nodes::{embed, names, poller, registry, visibility};
+use crate::util::now_ms;
+use crate::{AppState, Error};
+
+/// `since` of a query: Unix ms, or absent.
+fn since(query: &QueryParams) -> Result<Option<i64>, Error> {
+    query.parse::<i64>("since", "a time in Unix milliseconds")
+}
+
+/// `PUT /api/v1/nodes/{name}` with [`RegisterNode`] (admins): registers the node or records
+/// its heartbeat. A body with `driver` comes from the agent itself (source `agent`); one
+/// without is an admin adding the agent by hand (`static`). 400 for a bad name, URL, token
+/// or interval.
+pub async fn put_node(
+    State(state): State<AppState>,
+    _admin: AdminGuard,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Json<api_types::nodes::NodeInfo>, Error> {
+    let node: RegisterNode = serde_json::from_slice(&body).map_err(|e| {
+        Error::BadRequest(format!(
+            "Send JSON {{\"url\": ..., \"token\": ...}}: {}",
+            e.to_string().split(" at line").next().unwrap_or("")
+        ))
+    })?;
+    let source = if node.driver.is_some() {
+        NodeSource::Agent
+    } else {
+        NodeSource::Static
+    };
+    let info = state
+        .store
+        .call(move |c| registry::upsert(c, &name, &node, source, now_ms()))
+        .await?;
+    Ok(Json(info))
+}
+
+/// `DELETE /api/v1/nodes/{name}` (admins): 204, or 404 when no such node is registered.
+pub async fn delete_node(
+    State(state): State<AppState>,
+    _admin: AdminGuard,
+    Path(name): Path<String>,
+) -> Result<StatusCode, Error> {
+    let key = name.clone();
+    let deleted = state.store.call(move |c| registry::delete(c, &key)).await?;
+    if !deleted {
+        return Err(names::not_found(&name));
+    }
+    state.nodes.poller.forget(&name);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/v1/nodes`: the nodes the caller may watch (admins: all, with their URLs).
+pub async fn list_nodes(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<NodeList>, Error> {
+    let admin = caller.is_admin;
+    let nodes = state
+        .store
+        .call(move |c| visibility::visible_nodes(c, &caller))
+        .await?;
+    Ok(Json(NodeList {
+        nodes: nodes.iter().map(|n| n.info(admin)).collect(),
+    }))
+}
+
+/// `GET /api/v1/nodes/gpus?nodes=a,b[&since=ms]`: each node's latest samples (and its
+/// history after `since`), polled on demand. 404 for a node that is unknown or that the
+/// caller may not watch; 400 for more than 64 nodes.
+pub async fn node_gpus(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: QueryParams,
+) -> Result<Json<NodeGpus>, Error> {
+    let list = names::parse_list(query.get("nodes").unwrap_or(""))?;
+    let since = since(&query)?;
+    let nodes = state
+        .store
+        .call(move |c| visibility::require_watchable(c, &caller, &list))
+        .await?;
+    let views = state.nodes.poller.views(&nodes, since).await;
+    Ok(Json(NodeGpus {
+        nodes: views,
+        server_time_ms: now_ms(),
+    }))
+}
+
+/// `POST /api/v1/nodes/embed-links` with [`EmbedLinkRequest`]: a signed, read-only link to
+/// the chrome-less panel of those nodes (each one the caller may watch, else 404).
+pub async fn create_embed_link(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<Json<EmbedLink>, Error> {
+    let req: EmbedLinkRequest = serde_json::from_slice(&body)
+        .map_err(|_| Error::BadRequest("Send JSON {\"nodes\": [...]}.".into()))?;
+    let list = names::parse_list(&req.nodes.join(","))?;
+    let checked = list.clone();
+    state
+        .store
+        .call(move |c| visibility::require_watchable(c, &caller, &checked))
+        .await?;
+    let secret = state.nodes.embed_secret(&state.store).await?;
+    Ok(Json(embed::link(secret, &list, req.ttl_secs, now_ms())?))
+}
+
+/// `GET /api/v1/embed/gpus?nodes=..&exp=..&sig=..[&since=]` (public: the signature is the
+/// credential): as `/nodes/gpus` for exactly the signed nodes. 403 for a link that is not
+/// valid or has expired; a signed node removed since shows as `unknown`.
+pub async fn embed_gpus(State(state): State<AppState>, query: QueryParams) -> Response {
+    match embed_answer(&state, &query).await {
+        Ok(gpus) => (
+            [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+            Json(gpus),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn embed_answer(state: &AppState, query: &QueryParams) -> Result<NodeGpus, Error> {
+    let nodes = query.get("nodes").unwrap_or("");
+    let exp = query.get("exp").and_then(|e| e.parse::<i64>().ok());
+    let sig = query.get("sig").unwrap_or("");
+    let secret = state.nodes.embed_secret(&state.store).await?;
+    // A link without a readable expiry is checked like any other, and fails as not valid.
+    embed::verify(secret, nodes, exp.unwrap_or(i64::MIN), sig, now_ms())?;
+    let list = names::parse_list(nodes)?;
+    let since = since(query)?;
+    let wanted = list.clone();
+    let mut found = state
+        .store
+        .call(move |c| registry::get_many(c, &wanted))
+        .await?;
+    let known: Vec<_> = list.iter().filter_map(|n| found.remove(n)).collect();
+    let mut views = state.nodes.poller.views(&known, since).await.into_iter();
+    let nodes = list
+        .iter()
+        .map(|name| {
+            let view = known.iter().any(|k| &k.name == name).then(|| views.next());
+            view.flatten().unwrap_or_else(|| poller::unknown(name))
+        })
+        .collect();
+    Ok(NodeGpus {
+        nodes,
+        server_time_ms: now_ms(),
+    })
+}

@@ -1,0 +1,76 @@
+//! GPU nodes: the registry of node agents, who may watch which node, the on-demand poller
+//! that fetches their samples, and signed embed links for a notebook's iframe.
+//!
+//! # Design
+//!
+//! - **Registry** ([`registry`], the `nodes` table of migration 0002). An agent registers
+//!   itself (`PUT /api/v1/nodes/{name}` with an admin's API token, then heartbeats the
+//!   same way); an admin can also add an agent's URL by hand (a *static* node; the demo
+//!   does this through [`registry::upsert`]). The row keeps the agent's URL and the bearer
+//!   token the agent requires; that token is sent only to the agent, never returned by an
+//!   endpoint, never logged ([`registry::AgentToken`] prints as `<redacted>`).
+//! - **Visibility** ([`visibility`]). A run names its nodes in the `runlens.nodes` tag
+//!   ([`api_types::nodes::RUN_NODES_TAG`]). A user may watch a node if they are an admin, or
+//!   if some run of an experiment they may read names it (the same readable-experiments
+//!   condition as every list, `permissions::readable_sql`). A node the caller may not watch
+//!   answers exactly like one that does not exist (404), so names do not leak.
+//! - **Poller** ([`poller`]). The server calls agents only while someone asks for their
+//!   samples (`GET /api/v1/nodes/gpus`, or an embed link). Each node has one cache entry
+//!   behind an async mutex: the first request after the node's interval calls the agent
+//!   while holding it, and every concurrent request for that node waits for the same call
+//!   and answers from its result (single flight): N viewers cost one agent call per node
+//!   per interval. Calls time out after 3 s; a failed call is cached for the interval too,
+//!   so a dead agent is not hammered. The requested nodes are polled concurrently, so one
+//!   slow or dead agent never holds up the others; it is reported `unreachable` with the
+//!   reason, when it was last seen, and its last snapshot.
+//! - **History.** Per node the poller keeps a ring of up to 2 h of samples (at most
+//!   [`poller::MAX_SAMPLES`], 2 h at a 1 s interval). Each refresh asks the agent for
+//!   `since=<newest sample held>` (2 h back when the ring is empty), so the gap while nobody
+//!   watched is back-filled from the agent's own ring. A viewer's `since` is answered from
+//!   the server's ring. Entries not asked for in 2 h are dropped, which bounds memory by the
+//!   nodes watched in the last 2 h.
+//! - **Embed links** ([`embed`]). `POST /api/v1/nodes/embed-links` signs
+//!   `HMAC-SHA256(secret, "<nodes>\n<exp>")` with a 32-byte secret kept in the `meta`
+//!   table (so replicas share it); `GET /api/v1/embed/gpus` is a public route whose
+//!   signature is the credential (checked in constant time, then the expiry).
+
+pub mod embed;
+pub mod names;
+pub mod poller;
+pub mod registry;
+pub mod visibility;
+
+use tokio::sync::OnceCell;
+
+use crate::{Error, Store};
+
+/// The nodes feature's shared state (one per server): the poller's caches and the embed
+/// links' secret, loaded once from the store.
+pub struct NodeService {
+    /// Polls agents on demand and keeps their history.
+    pub poller: poller::Poller,
+    secret: OnceCell<embed::Secret>,
+}
+
+impl Default for NodeService {
+    fn default() -> Self {
+        NodeService::new(poller::Poller::default())
+    }
+}
+
+impl NodeService {
+    /// The service over this poller.
+    pub fn new(poller: poller::Poller) -> Self {
+        NodeService {
+            poller,
+            secret: OnceCell::new(),
+        }
+    }
+
+    /// The embed links' secret: read from (or first written to) the store once.
+    pub async fn embed_secret(&self, store: &Store) -> Result<&embed::Secret, Error> {
+        self.secret
+            .get_or_try_init(|| store.call(embed::load_or_create_secret))
+            .await
+    }
+}
