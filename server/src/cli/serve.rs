@@ -23,6 +23,18 @@ pub struct ServeArgs {
     /// Load demo experiments and runs (once; later starts keep them).
     #[arg(long)]
     demo: bool,
+    /// With --demo: a simulated GPU agent of the demo's two-node run, as NAME=URL
+    /// (repeatable; `make run` starts them). Default: demo-node-1=http://127.0.0.1:9401 and
+    /// demo-node-2=http://127.0.0.1:9402.
+    #[arg(long = "demo-node", env = "RUNLENS_DEMO_NODES", value_delimiter = ',')]
+    demo_nodes: Vec<String>,
+    /// With --demo: the token the demo agents require (`runlens-agent serve --token`).
+    #[arg(
+        long,
+        env = "RUNLENS_DEMO_AGENT_TOKEN",
+        default_value = "demo-agent-token"
+    )]
+    demo_agent_token: String,
     /// Trust this header, set by an SSO reverse proxy, as the signed-in username (e.g.
     /// X-Forwarded-User). Only enable it when the proxy strips the header from clients.
     #[arg(long, env = "RUNLENS_TRUSTED_USER_HEADER")]
@@ -52,6 +64,8 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     bootstrap_admin(&store)?;
     if args.demo {
         server::demo::load(&store).map_err(|e| format!("loading demo data: {e:?}"))?;
+        server::demo::register_nodes(&store, &args.demo_nodes, &args.demo_agent_token)
+            .map_err(|e| format!("registering the demo's GPU agents: {e}"))?;
         eprintln!("{}", server::demo::sign_in_hint());
     }
     let settings = auth_settings(&args)?;

@@ -2,9 +2,9 @@
 //! resumed run, and a 13B run still RUNNING.
 
 use super::curves::{decay, saturate, warmup_cosine};
-use super::system::{log_system_metrics, Machine};
+use super::system::{log_node_system_metrics, log_system_metrics, Machine};
 use super::writer::{RunSpec, Timeline, Writer};
-use super::{people, HOUR, MINUTE};
+use super::{people, DEMO_NODES, HOUR, MINUTE};
 use crate::Error;
 
 const USER: &str = "alice";
@@ -27,6 +27,9 @@ struct Sft<'a> {
     diverge_at: Option<i64>,
     /// Loss floor: bigger models go lower.
     floor: f64,
+    /// The nodes of a multi-node run (tagged `runlens.nodes`, system metrics per node);
+    /// empty for a single machine.
+    nodes: &'a [&'a str],
 }
 
 /// Creates the experiment and its runs.
@@ -49,6 +52,7 @@ pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
         },
         diverge_at: None,
         floor: 1.02,
+        nodes: &[],
     };
     let note = "Baseline: lr 2e-5, cosine schedule, 500 warm-up steps.";
     sft_run(w, exp, &base, "FINISHED", Some(note), &[])?;
@@ -85,7 +89,8 @@ pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let tags = [("attempt", "2"), ("resumed_from", failed_id.as_str())];
     sft_run(w, exp, &resumed, "FINISHED", Some(note), &tags)?;
 
-    // Started 2.5 h ago at 0.8 s/step: about 11k steps logged so far, still going.
+    // Started 2.5 h ago at 0.8 s/step on two nodes (the demo's simulated GPU agents): about
+    // 11k steps logged so far, still going.
     let running = Sft {
         name: "sft-13b-lr2e-5",
         model: "llama-13b",
@@ -96,6 +101,7 @@ pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
             last: 11_200,
         },
         floor: 0.93,
+        nodes: &DEMO_NODES,
         ..base
     };
     sft_run(w, exp, &running, "RUNNING", None, &[])?;
@@ -144,7 +150,15 @@ fn sft_run(
     w.tags(&run, tags)?;
     log_curves(w, &run, s)?;
     let sys_end = end.unwrap_or(s.tl.at(s.tl.last));
-    log_system_metrics(w, &run, s.tl.start, sys_end, A100)?;
+    if s.nodes.is_empty() {
+        log_system_metrics(w, &run, s.tl.start, sys_end, A100)?;
+    } else {
+        let nodes = s.nodes.join(",");
+        w.tags(&run, &[(api_types::nodes::RUN_NODES_TAG, nodes.as_str())])?;
+        for node in s.nodes {
+            log_node_system_metrics(w, &run, node, s.tl.start, sys_end, A100)?;
+        }
+    }
     Ok(run)
 }
 

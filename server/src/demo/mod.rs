@@ -7,11 +7,13 @@
 mod curves;
 mod llm;
 mod nlp;
+mod nodes;
 mod people;
 mod system;
 mod vision;
 mod writer;
 
+pub use nodes::register as register_nodes;
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
 
 use crate::store::meta;
@@ -24,6 +26,8 @@ const MINUTE: i64 = 60_000;
 const HOUR: i64 = 60 * MINUTE;
 /// Row in `meta` that marks the demo as loaded.
 const MARKER: &str = "demo_loaded";
+/// The nodes of the demo's two-node run, served by the simulated agents `make run` starts.
+pub const DEMO_NODES: [&str; 2] = ["demo-node-1", "demo-node-2"];
 /// Seed of every demo value.
 const SEED: u64 = 20_240_611;
 

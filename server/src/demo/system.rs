@@ -21,7 +21,8 @@ pub struct Machine {
     pub gpu_busy: f64,
 }
 
-/// Logs system metrics for `[start, end)` of wall time.
+/// Logs system metrics for `[start, end)` of wall time, as MLflow's monitor does on one
+/// machine (`system/<metric>`).
 pub fn log_system_metrics(
     w: &mut Writer<'_>,
     run: &str,
@@ -29,12 +30,52 @@ pub fn log_system_metrics(
     end: i64,
     machine: Machine,
 ) -> Result<(), Error> {
+    log_with_prefix(w, run, "system/", start, end, machine)
+}
+
+/// Logs one node's system metrics for `[start, end)` of wall time, as `runlens-agent run`
+/// does on each node of a multi-node run (`system/<node>/<metric>`, MLflow's node-id
+/// layout), GPU temperatures included.
+pub fn log_node_system_metrics(
+    w: &mut Writer<'_>,
+    run: &str,
+    node: &str,
+    start: i64,
+    end: i64,
+    machine: Machine,
+) -> Result<(), Error> {
+    let prefix = format!("system/{node}/");
+    log_with_prefix(w, run, &prefix, start, end, machine)?;
+    let times = sample_times(start, end);
+    for g in 0..machine.gpus {
+        let key = format!("{prefix}gpu_{g}_temperature_celsius");
+        let busy = machine.gpu_busy;
+        sample(w, run, &key, &times, &mut |i, n| {
+            (34.0 + 0.45 * busy * (i as f64 / 6.0).min(1.0) + 1.5 * n.gauss()).round()
+        })?;
+    }
+    Ok(())
+}
+
+/// The sample `(step, timestamp)`s of `[start, end)`, one per interval with some jitter.
+fn sample_times(start: i64, end: i64) -> Vec<(i64, i64)> {
     let samples = ((end - start) / INTERVAL_MS).max(1);
-    let times: Vec<(i64, i64)> = (0..samples)
+    (0..samples)
         .map(|i| (i, start + i * INTERVAL_MS + (i * 37) % 400))
-        .collect();
+        .collect()
+}
+
+fn log_with_prefix(
+    w: &mut Writer<'_>,
+    run: &str,
+    prefix: &str,
+    start: i64,
+    end: i64,
+    machine: Machine,
+) -> Result<(), Error> {
+    let times = sample_times(start, end);
     let series = |w: &mut Writer<'_>, key: &str, f: &mut dyn FnMut(i64, &mut Noise) -> f64| {
-        sample(w, run, &format!("system/{key}"), &times, f)
+        sample(w, run, &format!("{prefix}{key}"), &times, f)
     };
     // Load ramps up over the first minute (data loading, compilation), then holds.
     let ramp = |i: i64| (i as f64 / 6.0).min(1.0);
