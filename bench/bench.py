@@ -89,6 +89,9 @@ def bench_one(server, scale_runs: int, steps: int, args, page_url) -> dict:
     return result
 
 
+KEPT_FROM = "## Node agent"
+
+
 def main() -> int:
     args = parse_args()
     logging.getLogger("mlflow").setLevel(logging.WARNING)  # no "View run ..." line per run
@@ -123,7 +126,14 @@ def main() -> int:
     raw_path = ROOT / "bench" / "results.json"
     raw_path.write_text(json.dumps(results, indent=2) + "\n")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results))
+    # Sections written by the other benchmarks (bench/agent_bench.py: "## Node agent" to the
+    # end) are kept as they are.
+    kept = ""
+    if args.out.exists():
+        old = args.out.read_text()
+        at = old.find(KEPT_FROM)
+        kept = "\n" + old[at:] if at >= 0 else ""
+    args.out.write_text(render(results).rstrip("\n") + "\n" + kept)
     print(f"[bench] wrote {args.out} (raw: {raw_path})", flush=True)
     print(args.out.read_text())
     return 0

@@ -18,6 +18,7 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 LOGS="$TARGET_DIR/test-logs"
 RUNLENS_BIN="$TARGET_DIR/release/runlens"
+RUNLENS_AGENT_BIN="$TARGET_DIR/release/runlens-agent"
 export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
 
@@ -69,8 +70,8 @@ run_conformance() {
 }
 
 run_e2e() {
-    (cd end2end && RUNLENS_BIN="$RUNLENS_BIN" RUNLENS_DIST="$ROOT/dist" \
-        RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test)
+    (cd end2end && RUNLENS_BIN="$RUNLENS_BIN" RUNLENS_AGENT_BIN="$RUNLENS_AGENT_BIN" \
+        RUNLENS_DIST="$ROOT/dist" RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test)
 }
 
 step install-tools bash scripts/install-tools.sh
@@ -98,7 +99,7 @@ for s in "${STEPS[@]}"; do
                 cargo test -p app --target wasm32-unknown-unknown --locked
         fi ;;
     trunk-build) step trunk-build trunk build --release ;;
-    server-build) step server-build cargo build --release --locked -p server ;;
+    server-build) step server-build cargo build --release --locked -p server -p agent ;;
     conformance)
         if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
         else skip conformance "no server binary"; fi ;;
@@ -108,9 +109,9 @@ for s in "${STEPS[@]}"; do
         # `runlens_only` test really departs from it (a strict xfail there).
         step conformance-mlflow .venv/bin/python bench/mlflow_conformance.py ;;
     e2e)
-        if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -f dist/index.html ]; then
+        if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -x "$RUNLENS_AGENT_BIN" ] && [ -f dist/index.html ]; then
             step e2e run_e2e
-        else skip e2e "no server binary or no dist/"; fi ;;
+        else skip e2e "no server or agent binary, or no dist/"; fi ;;
     *) echo "unknown step: $s (known: ${ALL_STEPS[*]})" >&2; exit 2 ;;
     esac
 done

@@ -1,6 +1,7 @@
 //! The agent's HTTP API: `GET /v1/gpus` (bearer token) and `GET /metrics` (open unless a
 //! metrics token is set).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use api_types::agent::{GpusQuery, NodeSnapshot};
@@ -21,6 +22,8 @@ pub struct AppState {
     node: SharedNode,
     token: Arc<str>,
     metrics_token: Option<Arc<str>>,
+    /// `GET /v1/gpus` requests answered since start (the server's polls).
+    gpus_served: Arc<AtomicU64>,
 }
 
 impl AppState {
@@ -30,6 +33,7 @@ impl AppState {
             node,
             token: token.into(),
             metrics_token: metrics_token.map(Into::into),
+            gpus_served: Arc::default(),
         }
     }
 }
@@ -106,6 +110,7 @@ async fn get_gpus(
 ) -> Result<Json<NodeSnapshot>, HttpError> {
     require_bearer(&headers, &state.token)?;
     let Query(query) = query.map_err(|err| HttpError::BadQuery(err.body_text()))?;
+    state.gpus_served.fetch_add(1, Ordering::Relaxed);
     Ok(Json(read(&state.node).snapshot(query.since)))
 }
 
@@ -117,6 +122,7 @@ async fn get_metrics(
     if let Some(token) = &state.metrics_token {
         require_bearer(&headers, token)?;
     }
-    let body = prometheus::render(&read(&state.node));
+    let served = state.gpus_served.load(Ordering::Relaxed);
+    let body = prometheus::render(&read(&state.node), served);
     Ok(([(header::CONTENT_TYPE, prometheus::CONTENT_TYPE)], body))
 }

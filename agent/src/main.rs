@@ -7,7 +7,8 @@ use agent::cli::{Cli, Command};
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-// One thread serves: the agent answers a few requests per interval; sampling has its own.
+// One thread serves (or runs): the agent answers a few requests per interval; sampling has
+// its own thread.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -17,12 +18,20 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let Command::Serve(args) = Cli::parse().command;
-    match agent::serve::run(args).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            tracing::error!("{err}");
-            ExitCode::FAILURE
-        }
+    match Cli::parse().command {
+        Command::Serve(args) => match agent::serve::run(args).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                tracing::error!("{err}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Run(args) => match agent::run::run(args).await {
+            Ok(code) => ExitCode::from(code),
+            Err(err) => {
+                tracing::error!("{err}");
+                ExitCode::from(agent::run::START_FAILED)
+            }
+        },
     }
 }

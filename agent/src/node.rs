@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use api_types::agent::{DriverStatus, NodeSample, NodeSnapshot};
 
 use crate::gpu::{sample_gpus, GpuSource};
-use crate::host::HostSampler;
+use crate::host::{HostSampler, NetworkTotals};
 use crate::ring::Ring;
 
 /// What the agent knows about its node: who it is and the last samples.
@@ -88,9 +88,29 @@ impl Sampler {
         }
     }
 
+    /// Bytes received and sent since this sampler was made, as of the last sample.
+    pub fn network_totals(&self) -> NetworkTotals {
+        self.host.network_totals()
+    }
+
     /// Samples into `node` every `interval` from one interval from now, on its own thread
     /// (NVML calls block), for the life of the process. The lock is held only to append.
-    pub fn spawn(mut self, node: SharedNode, interval: Duration) -> std::io::Result<()> {
+    pub fn spawn(self, node: SharedNode, interval: Duration) -> std::io::Result<()> {
+        self.spawn_each(interval, move |sample, _| {
+            node.write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .ring
+                .push(sample);
+            true
+        })
+    }
+
+    /// Takes a sample every `interval`, from one interval from now, on its own thread (NVML
+    /// calls block) and hands it to `each` with the sampler; stops when `each` says false.
+    pub fn spawn_each<F>(mut self, interval: Duration, mut each: F) -> std::io::Result<()>
+    where
+        F: FnMut(NodeSample, &Sampler) -> bool + Send + 'static,
+    {
         std::thread::Builder::new()
             .name("sampler".into())
             .spawn(move || {
@@ -104,12 +124,63 @@ impl Sampler {
                         next = now;
                     }
                     let sample = self.sample(now_ms());
-                    node.write()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .ring
-                        .push(sample);
+                    if !each(sample, &self) {
+                        break;
+                    }
                 }
             })
             .map(drop)
+    }
+}
+
+/// Longest node name the server accepts.
+pub const MAX_NODE_NAME: usize = 128;
+
+/// Names that are fixed paths under the server's `/api/v1/nodes/`.
+const RESERVED_NODE_NAMES: [&str; 2] = ["gpus", "embed-links"];
+
+/// True for a name the server's registry accepts, which is also safe inside an MLflow
+/// metric key and a URL path: 1 to 128 of `A-Z a-z 0-9 . _ -`, not only dots (`..` would
+/// be a path step) and not `gpus` or `embed-links` (the server's fixed paths).
+pub fn valid_node_name(name: &str) -> bool {
+    (1..=MAX_NODE_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !name.bytes().all(|b| b == b'.')
+        && !RESERVED_NODE_NAMES.contains(&name)
+}
+
+/// This machine's host name (`uname -n`), the default node name of `run`.
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names() {
+        for ok in ["gpu-node-1", "a", "n.example_2", &"x".repeat(128)] {
+            assert!(valid_node_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "a b",
+            "a/b",
+            "é",
+            "a:b",
+            ".",
+            "..",
+            "gpus",
+            &"x".repeat(129),
+        ] {
+            assert!(!valid_node_name(bad), "{bad}");
+        }
+        assert!(!hostname().is_empty());
     }
 }

@@ -108,8 +108,9 @@ fn gpu_labels(gpu: &GpuSample, host: &str) -> String {
     )
 }
 
-/// The exposition of the node's latest sample. A GPU field that is absent has no line.
-pub fn render(node: &Node) -> String {
+/// The exposition of the node's latest sample, and how many `GET /v1/gpus` were answered
+/// (`gpus_served`). A GPU field that is absent has no line.
+pub fn render(node: &Node, gpus_served: u64) -> String {
     let mut out = String::new();
     let host = escape(&node.name);
     let latest = node.ring.latest();
@@ -147,6 +148,12 @@ pub fn render(node: &Node) -> String {
     let _ = writeln!(
         out,
         "runlens_agent_simulated{{Hostname=\"{host}\"}} {simulated}"
+    );
+    let served = "runlens_agent_gpus_requests_total";
+    let _ = writeln!(
+        out,
+        "# HELP {served} GET /v1/gpus requests answered (the runlens server's polls).\n\
+         # TYPE {served} counter\n{served}{{Hostname=\"{host}\"}} {gpus_served}"
     );
     out
 }

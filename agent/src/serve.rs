@@ -1,15 +1,20 @@
-//! `runlens-agent serve`: start the sampler, then serve until Ctrl-C.
+//! `runlens-agent serve`: start the sampler, register with the server when asked, then
+//! serve until Ctrl-C.
 
+use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::cli::ServeArgs;
-use crate::gpu::nvml::NvmlSource;
-use crate::gpu::simulated::SimulatedSource;
-use crate::gpu::{or_no_driver, GpuSource};
+use crate::client::{ClientError, ServerClient};
+use crate::gpu;
 use crate::http::{router, AppState};
-use crate::node::{now_ms, Sampler};
+use crate::node::{hostname, now_ms, valid_node_name, Sampler, MAX_NODE_NAME};
+use crate::register::{self, Advert};
 use crate::ring::capacity_for;
+
+/// How long one registration request may take.
+const REGISTER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Why `serve` could not run.
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +24,21 @@ pub enum ServeError {
         "serve needs a bearer token for GET /v1/gpus: pass --token or set RUNLENS_AGENT_TOKEN"
     )]
     NoToken,
+    /// `--server` without a credential for it.
+    #[error(
+        "registering with --server needs an administrator's API token: pass --server-token \
+         or set RUNLENS_TOKEN"
+    )]
+    NoServerToken,
+    /// The node name is not one the server's registry accepts.
+    #[error(
+        "the node name {0:?} cannot be registered: use 1 to {MAX_NODE_NAME} of A-Z a-z 0-9 . _ - \
+         (not only dots, not gpus or embed-links)"
+    )]
+    BadNodeName(String),
+    /// The server URL is unusable.
+    #[error(transparent)]
+    Server(#[from] ClientError),
     /// The sampling thread could not start.
     #[error("cannot start the sampler: {0}")]
     Sampler(std::io::Error),
@@ -35,11 +55,14 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
-/// The GPU source the flags ask for: simulated, or NVML (no driver → host only).
-fn gpu_source(args: &ServeArgs) -> Box<dyn GpuSource> {
-    match args.simulate_gpus {
-        Some(count) => Box::new(SimulatedSource::new(count, args.seed)),
-        None => or_no_driver(NvmlSource::init()),
+/// Where the server reaches an agent listening on `local`: `http://<addr>`, with this
+/// machine's host name instead of an unspecified address (0.0.0.0 or ::), which no other
+/// machine can call.
+pub fn default_advertise_url(local: SocketAddr) -> String {
+    if local.ip().is_unspecified() {
+        format!("http://{}:{}", hostname(), local.port())
+    } else {
+        format!("http://{local}")
     }
 }
 
@@ -50,7 +73,26 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
         .as_deref()
         .filter(|token| !token.trim().is_empty())
         .ok_or(ServeError::NoToken)?;
-    let mut sampler = Sampler::new(gpu_source(&args));
+    // Check the registration flags before binding, so a mistake fails at once.
+    let server = match args.server.as_deref().filter(|s| !s.trim().is_empty()) {
+        None => None,
+        Some(url) => {
+            if !valid_node_name(&args.node_name) {
+                return Err(ServeError::BadNodeName(args.node_name.clone()));
+            }
+            let server_token = args
+                .server_token
+                .as_deref()
+                .filter(|t| !t.trim().is_empty())
+                .ok_or(ServeError::NoServerToken)?;
+            Some(ServerClient::new(
+                url,
+                Some(server_token),
+                REGISTER_TIMEOUT,
+            )?)
+        }
+    };
+    let mut sampler = Sampler::new(gpu::source(args.simulate_gpus, args.seed));
     let mut node = sampler.node(
         args.node_name.clone(),
         capacity_for(args.history_secs, args.interval_secs),
@@ -69,6 +111,29 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
         })?;
     let local = listener.local_addr().map_err(ServeError::Serve)?;
     tracing::info!(node = %args.node_name, "listening on http://{local}");
+    if let Some(client) = server {
+        let advert = Advert {
+            url: args
+                .advertise_url
+                .clone()
+                .unwrap_or_else(|| default_advertise_url(local)),
+            token: token.to_owned(),
+            interval_secs: args.interval_secs,
+        };
+        tracing::info!(
+            "registering with {} as {} at {}",
+            client.base(),
+            args.node_name,
+            advert.url
+        );
+        let heartbeat = Duration::from_secs(args.heartbeat_secs);
+        tokio::spawn(register::heartbeat(
+            client,
+            Arc::clone(&node),
+            advert,
+            heartbeat,
+        ));
+    }
     let app = router(AppState::new(node, token, args.metrics_token.as_deref()));
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
@@ -76,4 +141,17 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
         })
         .await
         .map_err(ServeError::Serve)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advertise_url_defaults_to_the_listen_address() {
+        let at = |s: &str| default_advertise_url(s.parse().unwrap());
+        assert_eq!(at("127.0.0.1:9401"), "http://127.0.0.1:9401");
+        assert_eq!(at("[::1]:9401"), "http://[::1]:9401");
+        assert_eq!(at("0.0.0.0:9400"), format!("http://{}:9400", hostname()));
+    }
 }

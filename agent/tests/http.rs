@@ -241,3 +241,31 @@ async fn metrics_token_guards_metrics_when_set() {
     assert_eq!(status, StatusCode::OK);
     assert!(text.contains("DCGM_FI_DEV_GPU_UTIL{"));
 }
+
+#[tokio::test]
+async fn metrics_count_the_answered_gpus_requests() {
+    let app = router(AppState::new(fixed_node(), TOKEN, None));
+    let call = |uri: &str, bearer: Option<&str>| {
+        let mut request = Request::get(uri);
+        if let Some(token) = bearer {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        app.clone().oneshot(request.body(Body::empty()).unwrap())
+    };
+    for bearer in [Some(TOKEN), Some(TOKEN), Some("wrong"), None] {
+        call("/v1/gpus", bearer).await.unwrap();
+    }
+    let response = call("/metrics", None).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let samples = scrape(std::str::from_utf8(&body).unwrap());
+    let served = samples
+        .iter()
+        .find(|s| s.metric == "runlens_agent_gpus_requests_total")
+        .expect("the counter");
+    // Only the two answered requests count, not the refused ones.
+    assert!(
+        matches!(served.value, Value::Counter(v) if v == 2.0),
+        "{served:?}"
+    );
+    assert_eq!(served.labels.get("Hostname"), Some("node-a"));
+}

@@ -120,6 +120,15 @@ pub fn or_no_driver<S: GpuSource + 'static>(init: Result<S, GpuError>) -> Box<dy
     }
 }
 
+/// The GPU source the flags ask for: `count` simulated GPUs, or NVML (no driver → a
+/// [`NoDriver`] source, host metrics only).
+pub fn source(simulate: Option<u32>, seed: u64) -> Box<dyn GpuSource> {
+    match simulate {
+        Some(count) => Box::new(simulated::SimulatedSource::new(count, seed)),
+        None => or_no_driver(nvml::NvmlSource::init()),
+    }
+}
+
 /// Samples every GPU of `source`, each field on its own: a field that fails is `None`.
 pub fn sample_gpus(source: &dyn GpuSource) -> Vec<GpuSample> {
     let count = field(0, "count", source.count()).unwrap_or(0);

@@ -14,12 +14,14 @@ const MAX_TOKEN: usize = 512;
 /// Names that are fixed paths under `/api/v1/nodes/`, so no node can be registered there.
 const RESERVED: [&str; 2] = ["gpus", "embed-links"];
 
-/// Whether `name` is 1..=128 characters of `[A-Za-z0-9._-]` (and not a reserved path).
+/// Whether `name` is 1..=128 characters of `[A-Za-z0-9._-]`, not only dots (`.` and `..`
+/// are path steps) and not a reserved path.
 pub fn is_valid_name(name: &str) -> bool {
     (1..=MAX_NAME).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !name.bytes().all(|b| b == b'.')
         && !RESERVED.contains(&name)
 }
 
@@ -142,7 +144,7 @@ mod tests {
 
     #[test]
     fn names_follow_the_character_rule() {
-        for ok in ["a", "gpu-node-1", "n.example_2", &"x".repeat(128)] {
+        for ok in ["a", "gpu-node-1", "n.example_2", ".a", &"x".repeat(128)] {
             assert!(is_valid_name(ok), "{ok}");
         }
         for bad in [
@@ -152,6 +154,9 @@ mod tests {
             "ä",
             "gpus",
             "embed-links",
+            ".",
+            "..",
+            "...",
             &"x".repeat(129),
         ] {
             assert!(!is_valid_name(bad), "{bad}");
