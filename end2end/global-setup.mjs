@@ -7,8 +7,8 @@
 // MLFLOW_TRACKING_TOKEN, so alice owns the seeded experiments); the server bootstraps
 // `admin` from RUNLENS_ADMIN_PASSWORD.
 //
-// No `/embed/` route exists yet, so this server is not given `--embed-origin`: the GPU issue
-// adds the embed route, and with it the flag here and a test that a framed page renders.
+// This server is not given `--embed-origin`: gpus.spec.mjs starts its own server with one
+// and checks that the embed route renders inside a frame of that origin.
 //
 // Environment: RUNLENS_BIN (default ../target/release/runlens), RUNLENS_DIST (default ../dist),
 // RUNLENS_PYTHON (default ../.venv/bin/python).

@@ -1,17 +1,22 @@
 // Screenshots of the main pages for a human to look at (not part of the test run):
-// experiments list, an experiment, a run's metrics, settings and sign-in, at 1440 and 390
+// experiments list, an experiment, a run's metrics, settings and sign-in, the GPU panel
+// (page, run side panel, embed) over two simulated agents and a run's System metrics tab,
+// at 1440 and 390
 // CSS pixels wide, light and dark, into /tmp/shots/ (or the directory given as argument).
 // It also prints, per shot, anything wider than the viewport (horizontal overflow).
 //
 //   cd end2end && node screenshots.mjs [/tmp/shots]
 //
 // Starts and seeds its own server exactly like the tests (global-setup.mjs), so it needs
-// the same RUNLENS_BIN / RUNLENS_DIST / RUNLENS_PYTHON.
+// the same RUNLENS_BIN / RUNLENS_DIST / RUNLENS_PYTHON, and RUNLENS_AGENT_BIN (agents.mjs).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from '@playwright/test';
+import { chromium, request } from '@playwright/test';
+import { adminApi, agentBin, createTaggedRun, registerAgent, startAgent } from './agents.mjs';
+import { freePort } from './server.mjs';
 import globalSetup from './global-setup.mjs';
-import { USERS } from './users.mjs';
+import { ADMIN, USERS } from './users.mjs';
 import config from './playwright.config.mjs';
 
 const out = process.argv[2] || '/tmp/shots';
@@ -47,13 +52,59 @@ async function overflow(page) {
   });
 }
 
+const GPU_NODES = ['gpu-node-a', 'gpu-node-b'];
+const STATE_NODES = ['gpu-node-a', 'cpu-only-node', 'offline-node'];
+
+/**
+ * Two simulated agents registered by the admin; alice's run tagged with both (so she may
+ * watch them), a run launched by `runlens-agent run` (System metrics with GPUs) and an
+ * embed link. Returns `{ tagged, system, embed, stop }`.
+ */
+async function setupGpus(base) {
+  const agents = await Promise.all(GPU_NODES.map((name, i) => startAgent({ name, gpus: 4, interval: 1, seed: i })));
+  // The panel's other states: a node without the NVIDIA driver, and one never reachable.
+  agents.push(await startAgent({ name: 'cpu-only-node', gpus: 0, interval: 1 }));
+  const admin = await adminApi({ request }, base, ADMIN);
+  for (const a of agents) await registerAgent(admin, a);
+  await registerAgent(admin, { name: 'offline-node', url: `http://127.0.0.1:${await freePort()}`, token: 't', interval: 1 });
+  await admin.api.dispose();
+  const token = JSON.parse(process.env.RUNLENS_E2E_SECRET_TOKENS)[0];
+  const alice = await adminApi({ request }, base, USERS.alice);
+  const tagged = await createTaggedRun(alice.api, base, token, { experiment: '/Users/alice/e2e-gpus', runName: 'two-node-job', nodes: GPU_NODES });
+  await createTaggedRun(alice.api, base, token, { experiment: '/Users/alice/e2e-gpu-states', runName: 'states-job', nodes: STATE_NODES });
+  execFileSync(agentBin(), ['run', '--server', base, '--experiment', '/Users/alice/e2e-gpus', '--run-name', 'agent-run',
+    '--node-name', GPU_NODES[0], '--interval-secs', '1', '--simulate-gpus', '2', '--', 'sleep', '6'],
+  { env: { ...process.env, RUNLENS_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const headers = { Authorization: `Bearer ${token}` };
+  const exp = await (await alice.api.get('/api/2.0/mlflow/experiments/get-by-name?experiment_name=/Users/alice/e2e-gpus', { headers })).json();
+  const found = await (await alice.api.post('/api/2.0/mlflow/runs/search', { data: { experiment_ids: [exp.experiment.experiment_id], filter: "attributes.run_name = 'agent-run'" }, headers })).json();
+  const link = await alice.api.post('/api/v1/nodes/embed-links', { data: { nodes: GPU_NODES }, headers: { 'X-CSRF-Token': alice.csrf } });
+  if (link.status() !== 200) throw new Error(`embed link: ${link.status()} ${await link.text()}`);
+  const embed = (await link.json()).path;
+  await alice.api.dispose();
+  return { tagged, system: found.runs[0].info.run_id, embed, stop: () => Promise.all(agents.map((a) => a.kill())) };
+}
+
+/** Waits until every GPU chart on the page is drawn. */
+async function gpuChartsDrawn(page) {
+  await page.locator('.gpu-chart-canvas').first().waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('.node-card')].every((c) => c.dataset.state !== 'loading'), null, { timeout: 30_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('.gpu-chart-canvas')].every((c) => c.dataset.status === 'drawn'), null, { timeout: 30_000 });
+}
+
 async function main() {
   fs.mkdirSync(out, { recursive: true });
   const teardown = await globalSetup();
   const base = process.env.RUNLENS_E2E_URL;
   const seed = JSON.parse(process.env.RUNLENS_E2E_SEED);
+  const gpus = await setupGpus(base);
   const browser = await chromium.launch(config.use.launchOptions);
   const pages = [
+    { name: 'gpus', path: `/gpus?nodes=${GPU_NODES.join(',')}&poll=2`, gpus: true },
+    { name: 'run-gpus', path: `/runs/${gpus.tagged}?gpus=1`, gpus: true },
+    { name: 'embed-gpus', path: gpus.embed, gpus: true, signedIn: false },
+    { name: 'gpus-states', path: `/gpus?nodes=${STATE_NODES.join(',')}`, gpus: true },
+    { name: 'run-system', path: `/runs/${gpus.system}?tab=system`, system: true },
     { name: 'signin', path: '/signin', signedIn: false },
     { name: 'experiments', path: '/' },
     { name: 'experiment', path: `/experiments/${seed.experiment_id}` },
@@ -80,6 +131,11 @@ async function main() {
             await page.getByTestId('chart-spiky').waitFor();
             await page.waitForFunction(() => document.querySelector('[data-testid="chart-spiky"]')?.dataset.status === 'drawn', null, { timeout: 30_000 });
           }
+          if (p.gpus) await gpuChartsDrawn(page);
+          if (p.system) {
+            await page.getByTestId(`chart-system/${GPU_NODES[0]}/gpu_0_utilization_percentage`).waitFor();
+            await page.waitForFunction(() => [...document.querySelectorAll('.chart-canvas')].every((c) => c.dataset.status === 'drawn'), null, { timeout: 30_000 });
+          }
           await page.waitForTimeout(300);
           const file = path.join(out, `${p.name}-${size.width}-${theme}.png`);
           await page.screenshot({ path: file, fullPage: true });
@@ -94,6 +150,7 @@ async function main() {
     }
   } finally {
     await browser.close();
+    await gpus.stop();
     await teardown();
   }
   console.log(findings.length ? `\nfindings:\n${findings.join('\n')}` : '\nno overflow or page errors found');

@@ -16,14 +16,17 @@ pub mod theme;
 
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
+use leptos_router::hooks::use_location;
 use leptos_router::path;
 
 use components::header::AppHeader;
 use components::require_session::RequireSession;
+use components::states::NotFoundView;
 use pages::{
-    experiment::ExperimentPage, experiments::Experiments, not_found::NotFound, run::RunPage,
-    settings::Settings, signin::SignIn,
+    embed_gpus::EmbedGpus, experiment::ExperimentPage, experiments::Experiments, gpus::Gpus,
+    not_found::NotFound, run::RunPage, settings::Settings, signin::SignIn,
 };
+use routes::AppRoute;
 use session::provide_session;
 
 /// Wraps a page so only signed-in users see it.
@@ -44,19 +47,46 @@ fn Shell() -> impl IntoView {
                 <Route path=path!("/experiments/:id") view=|| protected(ExperimentPage) />
                 <Route path=path!("/runs/:id") view=|| protected(RunPage) />
                 <Route path=path!("/settings") view=|| protected(Settings) />
+                <Route path=path!("/gpus") view=|| protected(Gpus) />
             </Routes>
         </main>
     }
 }
 
+/// The chrome-less pages under [`AppRoute::EMBED_PREFIX`]: no header, no session (a
+/// notebook's iframe on another origin has no session cookie; the link is signed).
+#[component]
+fn EmbedShell() -> impl IntoView {
+    view! {
+        <Routes fallback=|| view! { <NotFoundView title="Page not found" message="This embed link is not one runlens makes." /> }>
+            <Route path=path!("/embed/gpus") view=EmbedGpus />
+        </Routes>
+    }
+}
+
+/// The app pages, or the embeds when the URL is under [`AppRoute::EMBED_PREFIX`] (an
+/// embed never navigates to the app, so this is decided once).
+#[component]
+fn Root() -> impl IntoView {
+    let embed = use_location()
+        .pathname
+        .get_untracked()
+        .starts_with(AppRoute::EMBED_PREFIX);
+    if embed {
+        view! { <EmbedShell /> }.into_any()
+    } else {
+        view! { <Shell /> }.into_any()
+    }
+}
+
 /// The root component: theme, session, top bar and the router (patterns mirror
-/// [`routes::AppRoute::PATTERNS`]). Every page but sign-in needs a session.
+/// [`routes::AppRoute::PATTERNS`]). Every page but sign-in and the embeds needs a session.
 #[component]
 pub fn App() -> impl IntoView {
     theme::provide_theme();
     view! {
         <Router>
-            <Shell />
+            <Root />
         </Router>
     }
 }

@@ -49,12 +49,30 @@ pub enum AppRoute {
     },
     /// `/settings`: the user's API tokens.
     Settings,
+    /// `/gpus?nodes=a,b`: the GPU resources panel of some nodes.
+    Gpus {
+        /// The node names.
+        nodes: Vec<String>,
+    },
 }
 
 impl AppRoute {
     /// The router patterns, in the order of the variants.
-    pub const PATTERNS: [&'static str; 5] =
-        ["/", "/experiments/:id", "/runs/:id", "/signin", "/settings"];
+    pub const PATTERNS: [&'static str; 6] = [
+        "/",
+        "/experiments/:id",
+        "/runs/:id",
+        "/signin",
+        "/settings",
+        "/gpus",
+    ];
+
+    /// Paths under this prefix are chrome-less pages for other sites' iframes, shown
+    /// without header or session (the server lets the embed origin frame only these).
+    pub const EMBED_PREFIX: &'static str = "/embed/";
+
+    /// The embeddable GPU panel; its links (with their signature) come from the server.
+    pub const EMBED_GPUS: &'static str = "/embed/gpus";
 
     /// Path of the sign-in page without a query.
     pub const SIGN_IN: &'static str = "/signin";
@@ -67,6 +85,7 @@ impl AppRoute {
             AppRoute::Run { id } => format!("/runs/{}", encode_component(id)),
             AppRoute::SignIn { .. } => Self::SIGN_IN.to_owned(),
             AppRoute::Settings => "/settings".to_owned(),
+            AppRoute::Gpus { .. } => "/gpus".to_owned(),
         }
     }
 
@@ -77,6 +96,7 @@ impl AppRoute {
                 next if next != "/" => Query::new().with("next", next).url(Self::SIGN_IN),
                 _ => self.path(),
             },
+            AppRoute::Gpus { nodes } => Query::new().with("nodes", nodes.join(",")).url("/gpus"),
             _ => self.path(),
         }
     }
@@ -114,10 +134,22 @@ mod tests {
             },
             AppRoute::SignIn { next: "/".into() },
             AppRoute::Settings,
+            AppRoute::Gpus {
+                nodes: vec!["a".into()],
+            },
         ];
         for (route, pattern) in routes.iter().zip(AppRoute::PATTERNS) {
             assert!(fits(pattern, &route.path()), "{route:?} vs {pattern}");
         }
+    }
+
+    #[test]
+    fn gpus_link_names_the_nodes() {
+        let r = AppRoute::Gpus {
+            nodes: vec!["node-1".into(), "node-2".into()],
+        };
+        assert_eq!(r.href(), "/gpus?nodes=node-1,node-2");
+        assert!(AppRoute::EMBED_GPUS.starts_with(AppRoute::EMBED_PREFIX));
     }
 
     #[test]

@@ -66,6 +66,33 @@ impl Theme {
             },
         }
     }
+
+    /// Colours of the lines of a multi-line chart (one per GPU), distinct and readable on
+    /// this theme's chart background.
+    pub fn series_colors(self) -> [RGBColor; 8] {
+        match self {
+            Theme::Light => [
+                RGBColor(37, 99, 235),
+                RGBColor(217, 119, 6),
+                RGBColor(22, 163, 74),
+                RGBColor(219, 39, 119),
+                RGBColor(124, 58, 237),
+                RGBColor(8, 145, 178),
+                RGBColor(101, 163, 13),
+                RGBColor(220, 38, 38),
+            ],
+            Theme::Dark => [
+                RGBColor(96, 165, 250),
+                RGBColor(251, 191, 36),
+                RGBColor(74, 222, 128),
+                RGBColor(244, 114, 182),
+                RGBColor(167, 139, 250),
+                RGBColor(34, 211, 238),
+                RGBColor(163, 230, 53),
+                RGBColor(248, 113, 113),
+            ],
+        }
+    }
 }
 
 fn stored() -> Option<Theme> {

@@ -21,7 +21,7 @@ test.beforeEach(async ({ page }) => {
 /** Opens spiky-run's Metrics tab with `query` and waits for the `spiky` chart. */
 async function openSpiky(page, seed, query) {
   await page.goto(`/runs/${seed.runs['spiky-run']}?tab=metrics${query ? `&${query}` : ''}`);
-  await expect(page.getByRole('tab', { name: 'Metrics' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tab', { name: 'Metrics', exact: true })).toHaveAttribute('aria-selected', 'true');
   const chart = page.getByTestId('chart-spiky');
   await expect(chart).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
   return chart;

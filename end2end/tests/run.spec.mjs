@@ -63,8 +63,8 @@ test('run page shows overview and a drawn metrics chart with the spike', async (
   await expect(page.getByText('optimizer', { exact: true }).first()).toBeVisible();
   await expect(page.getByText('adamw', { exact: true }).first()).toBeVisible();
 
-  await page.getByRole('tab', { name: 'Metrics' }).click();
-  await expect(page.getByRole('tab', { name: 'Metrics' })).toHaveAttribute('aria-selected', 'true');
+  await page.getByRole('tab', { name: 'Metrics', exact: true }).click();
+  await expect(page.getByRole('tab', { name: 'Metrics', exact: true })).toHaveAttribute('aria-selected', 'true');
   await expectSpikyChart(page);
   await expect(page.getByTestId('chart-loss')).toHaveAttribute('data-status', 'drawn');
   expect(new URL(page.url()).searchParams.get('tab')).toBe('metrics');
@@ -82,7 +82,7 @@ test('deep link to the metrics tab reloads to the same view', async ({ page, see
   const resp = await page.goto(deep.toString());
   expect(resp.status()).toBe(200);
   await expect(page.getByRole('heading', { level: 1, name: 'spiky-run' })).toBeVisible();
-  await expect(page.getByRole('tab', { name: 'Metrics' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('tab', { name: 'Metrics', exact: true })).toHaveAttribute('aria-selected', 'true');
   await expectSpikyChart(page);
 
   await page.reload();

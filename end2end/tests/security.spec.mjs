@@ -3,9 +3,8 @@
 // the sign-in rate limit, and secrets (passwords, tokens) never in response bodies or the
 // server's log. (Cross-site forms: csrf.spec.mjs; `next=` after sign-in: signin-next.spec.mjs.)
 //
-// No `/embed/` route exists yet: a check of its framing rule here only ever saw the app's
-// not-found page, so there is none. The GPU issue adds the embed route, and with it a test
-// that a page framed by the configured `--embed-origin` renders (and others may not frame it).
+// Framing of the embed route by the configured `--embed-origin` is checked in gpus.spec.mjs,
+// which starts its own server with that flag.
 import fs from 'node:fs';
 import { test, expect, USERS, EXPERIMENT, openExperiment, signInByApi } from './fixtures.mjs';
 import { ADMIN, SECRETS } from '../users.mjs';
@@ -94,7 +93,7 @@ test('using the app logs no CSP violation', async ({ page, seed }) => {
   });
   await openExperiment(page, EXPERIMENT);
   await page.getByRole('link', { name: 'spiky-run', exact: true }).click();
-  await page.getByRole('tab', { name: 'Metrics' }).click();
+  await page.getByRole('tab', { name: 'Metrics', exact: true }).click();
   await expect(page.getByTestId('chart-spiky')).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
   await page.goto(`/experiments/${seed.experiment_id}`);
   await page.getByRole('button', { name: 'Share' }).click();

@@ -106,7 +106,7 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   // A run's Metrics tab with log scale on: its link is the page's address. The loss falls
   // from 2.1 to 0.13, so the tick labels tell a linear axis from a logarithmic one.
   await page.getByRole('link', { name: 'share-lr-0.01', exact: true }).click();
-  await page.getByRole('tab', { name: 'Metrics' }).click();
+  await page.getByRole('tab', { name: 'Metrics', exact: true }).click();
   const history = await page.request.get('/api/2.0/mlflow/metrics/get-history', { params: { run_id: runId, metric_key: 'loss' } });
   const losses = (await history.json()).metrics.map((m) => m.value);
   const range = { min: Math.min(...losses), max: Math.max(...losses) };
@@ -131,7 +131,7 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   const bobRun = await openLinkSignedOut(browser, baseURL, runLink, USERS.bob);
   await expectView(bobRun.page, runLink);
   await expect(bobRun.page.getByRole('heading', { level: 1, name: 'share-lr-0.01' })).toBeVisible();
-  await expect(bobRun.page.getByRole('tab', { name: 'Metrics' })).toHaveAttribute('aria-selected', 'true');
+  await expect(bobRun.page.getByRole('tab', { name: 'Metrics', exact: true })).toHaveAttribute('aria-selected', 'true');
   await expect(bobRun.page.getByLabel('Log scale')).toBeChecked();
   await expect(bobRun.page.getByTestId('chart-loss')).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
   // The link draws the axis logarithmic, not only the checkbox ticked.

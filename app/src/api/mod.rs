@@ -7,8 +7,10 @@
 
 mod auth;
 mod http;
+mod nodes;
 mod tracking;
 
 pub use auth::*;
 pub use http::{on_unauthenticated, set_csrf_token, ApiError, ErrorCode};
+pub use nodes::*;
 pub use tracking::*;

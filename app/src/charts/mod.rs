@@ -1,9 +1,11 @@
 //! Metric charts: pure, signal-free functions. [`data`] turns a server series into chart
 //! points, [`smoothing`] applies TensorBoard's debiased EMA, [`scale`] picks ranges and
-//! labels, [`nearest`] finds the point under the cursor and [`draw`] paints a canvas.
+//! labels, [`nearest`] finds the point under the cursor and [`draw`] paints a canvas;
+//! [`lines`] paints the GPU panel's small multi-line time charts.
 
 pub mod data;
 pub mod draw;
+pub mod lines;
 pub mod nearest;
 pub mod scale;
 pub mod smoothing;

@@ -3,6 +3,7 @@
 pub mod chart_panel;
 pub mod columns_picker;
 pub mod copy_button;
+pub mod gpu_panel;
 pub mod header;
 pub mod pager;
 pub mod require_session;

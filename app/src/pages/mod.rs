@@ -1,7 +1,9 @@
 //! One module per route.
 
+pub mod embed_gpus;
 pub mod experiment;
 pub mod experiments;
+pub mod gpus;
 pub mod not_found;
 pub mod run;
 pub mod settings;

@@ -12,6 +12,9 @@ pub enum RunTab {
     Overview,
     /// One chart per metric (`?tab=metrics`).
     Metrics,
+    /// The `system/...` metrics grouped into GPU, CPU, memory, disk and network
+    /// (`?tab=system`).
+    System,
 }
 
 /// A `?tab=` value that names no tab of the run page.
@@ -21,7 +24,7 @@ pub struct UnknownTab(pub String);
 
 impl RunTab {
     /// Every tab, in the order they are shown.
-    pub const ALL: [RunTab; 2] = [RunTab::Overview, RunTab::Metrics];
+    pub const ALL: [RunTab; 3] = [RunTab::Overview, RunTab::Metrics, RunTab::System];
 
     /// The tab named by `?tab=` (absent or empty: the default tab).
     pub fn from_query(value: Option<&str>) -> Result<Self, UnknownTab> {
@@ -36,6 +39,7 @@ impl RunTab {
         match self {
             RunTab::Overview => "overview",
             RunTab::Metrics => "metrics",
+            RunTab::System => "system",
         }
     }
 
@@ -50,6 +54,7 @@ impl RunTab {
         match self {
             RunTab::Overview => "Overview",
             RunTab::Metrics => "Metrics",
+            RunTab::System => "System metrics",
         }
     }
 }
@@ -84,12 +89,14 @@ mod tests {
         assert_eq!(RunTab::from_query(None), Ok(RunTab::Overview));
         assert_eq!(RunTab::from_query(Some("")), Ok(RunTab::Overview));
         assert_eq!(RunTab::Metrics.query_value(), Some("metrics"));
+        assert_eq!(RunTab::from_query(Some("system")), Ok(RunTab::System));
+        assert_eq!(RunTab::System.label(), "System metrics");
         assert_eq!(RunTab::Overview.query_value(), None);
     }
 
     #[test]
     fn unknown_tabs_are_errors_not_the_metrics_tab() {
-        for bad in ["logs", "Metrics", "metrics ", "artifacts"] {
+        for bad in ["logs", "Metrics", "metrics ", "artifacts", "System"] {
             assert_eq!(
                 RunTab::from_query(Some(bad)),
                 Err(UnknownTab(bad.to_owned()))

@@ -43,10 +43,16 @@ pub fn ChartPanel(
     zoom: Signal<Option<(f64, f64)>>,
     /// Called with a new zoom range, or `None` to reset.
     on_zoom: Callback<Option<(f64, f64)>>,
+    /// The title shown (the key when absent; the key is always the tooltip).
+    #[prop(optional, into)]
+    title: Option<String>,
+    /// Refetches the series whenever it changes (a live run's refresh).
+    #[prop(optional, into)]
+    refresh: Signal<u64>,
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let width = use_settled_width(canvas_ref);
-    let loaded = use_series(run_id, key.clone(), x_axis, width, zoom);
+    let loaded = use_series(run_id, key.clone(), x_axis, width, zoom, refresh);
     let info = use_chart_drawing(canvas_ref, loaded, width, x_axis, log_y, smoothing);
     let pointer = Pointer::new(loaded, info, log_y, smoothing, on_zoom);
     let tooltip = move || {
@@ -59,7 +65,7 @@ pub fn ChartPanel(
     view! {
         <section class="chart-card">
             <header class="chart-header">
-                <h3 class="chart-title truncate" title=key.clone()>{key.clone()}</h3>
+                <h3 class="chart-title truncate" title=key.clone()>{title.unwrap_or_else(|| key.clone())}</h3>
                 <Show when=move || zoom.get().is_some()>
                     <button class="button button-small" on:click=move |_| on_zoom.run(None)>"Reset zoom"</button>
                 </Show>

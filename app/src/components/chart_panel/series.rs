@@ -33,16 +33,18 @@ pub fn use_settled_width(canvas: NodeRef<Canvas>) -> ReadSignal<u32> {
     settled
 }
 
-/// The series of `key` for the chart's width, x axis and zoom; `None` while loading (or
-/// before the canvas has a width).
+/// The series of `key` for the chart's width, x axis and zoom, fetched again whenever
+/// `refresh` changes; `None` while loading (or before the canvas has a width).
 pub fn use_series(
     run_id: String,
     key: String,
     x_axis: Signal<json::XAxis>,
     width: ReadSignal<u32>,
     zoom: Signal<Option<(f64, f64)>>,
+    refresh: Signal<u64>,
 ) -> Memo<Loaded> {
     let series = LocalResource::new(move || {
+        refresh.track();
         let (run_id, zoom) = (run_id.clone(), zoom.get());
         let width = width.get();
         let q = json::SeriesQuery {

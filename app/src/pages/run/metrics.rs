@@ -1,4 +1,5 @@
-//! The run's Metrics tab: one chart per metric key (`system/*` keys in their own section),
+//! The run's Metrics tab: one chart per metric key (`system/*` keys are in the System
+//! metrics tab),
 //! with shared controls kept in the URL: `?x=step|wall|relative&log=1&smooth=0.6` and
 //! `zoom=<key>:<min>:<max>` (repeatable, one per zoomed chart).
 
@@ -9,6 +10,7 @@ use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 use crate::components::chart_panel::ChartPanel;
 use crate::components::states::EmptyState;
 use crate::hooks::{use_query_state, QueryState};
+use crate::routes::RunTab;
 
 /// The smoothing slider must rest this long (ms) before its value goes into the URL.
 const SLIDER_REST_MS: f64 = 200.0;
@@ -40,7 +42,7 @@ fn axis_value(a: json::XAxis) -> Option<String> {
 }
 
 /// Sets (or clears) the zoom of one key in the URL.
-fn set_zoom(qs: QueryState, key: &str, range: Option<(f64, f64)>) {
+pub(super) fn set_zoom(qs: QueryState, key: &str, range: Option<(f64, f64)>) {
     qs.update(|q| {
         let mut zooms: Vec<String> = q
             .get_all("zoom")
@@ -151,14 +153,23 @@ pub fn MetricsTab(
             view! { <ChartPanel run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom /> }
         }).collect_view()
     };
-    let has_system = !system.is_empty();
+    let system_note = (!system.is_empty()).then(|| {
+        let text = format!(
+            "{} system metrics (CPU, memory, GPUs…) are in the System metrics tab.",
+            system.len()
+        );
+        view! {
+            <p class="muted small">{text}" "
+                <button class="link-button" type="button" on:click=move |_| qs.set("tab", RunTab::System.query_value().map(str::to_owned))>
+                    "Show them"
+                </button>
+            </p>
+        }
+    });
     view! {
         <Controls qs=qs x_axis=x_axis log_y=log_y smoothing=smoothing />
+        {system_note}
         {(!user.is_empty()).then(|| view! { <div class="chart-grid">{charts(user)}</div> })}
-        {has_system.then(|| view! {
-            <h2 class="section-title">"System metrics"</h2>
-            <div class="chart-grid">{charts(system)}</div>
-        })}
     }
     .into_any()
 }

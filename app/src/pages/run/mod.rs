@@ -1,8 +1,12 @@
 //! `/runs/:id`: breadcrumb, run name and status, and the tabs of [`RunTab`] (`?tab=metrics`;
 //! an unknown tab shows a not-found; chart options are in the URL too, see [`metrics`]).
+//! A run tagged `runlens.nodes` has a "GPUs" button opening the GPU panel of those nodes
+//! beside the tabs (`?gpus=1` keeps it open in a shared link; `?poll=&idle=` as on `/gpus`).
 
+mod gpus;
 mod metrics;
 mod overview;
+mod system;
 
 use api_types as json;
 use leptos::prelude::*;
@@ -13,8 +17,10 @@ use crate::components::states::{NotFoundView, ResourceTexts, ResourceView};
 use crate::components::status_badge::StatusBadge;
 use crate::hooks::use_query_state;
 use crate::routes::{AppRoute, RunTab, UnknownTab};
+use gpus::{run_nodes, GpuSidePanel};
 use metrics::MetricsTab;
 use overview::Overview;
+use system::SystemTab;
 
 /// The run page's words for loading, not found, denied and failed.
 const RUN: ResourceTexts = ResourceTexts {
@@ -74,7 +80,12 @@ fn RunView(
         Callback::new(move |t: RunTab| qs.set("tab", t.query_value().map(str::to_owned)));
     let metric_keys: Vec<String> = run.metrics.iter().map(|m| m.key.clone()).collect();
     let run_id = run.run_id.clone();
+    let status = run.status.clone();
     let overview_run = run.clone();
+    let nodes = run_nodes(&run.tags);
+    let has_nodes = !nodes.is_empty();
+    let gpus_open = Signal::derive(move || has_nodes && qs.get("gpus").is_some_and(|v| v == "1"));
+    let toggle_gpus = move |_| qs.set("gpus", (!gpus_open.get_untracked()).then(|| "1".to_owned()));
     let tabs = RunTab::ALL
         .map(|t| view! { <Tab tab=t current=tab on_select=on_select /> })
         .collect_view();
@@ -91,14 +102,26 @@ fn RunView(
                 </div>
                 <p class="subtitle mono">{run.run_id.clone()}</p>
             </div>
+            {has_nodes.then(|| view! {
+                <button class="button" type="button" aria-pressed=move || gpus_open.get().to_string()
+                    class:selected=move || gpus_open.get() on:click=toggle_gpus>"GPUs"</button>
+            })}
         </div>
-        <div class="tabs" role="tablist">{tabs}</div>
-        <div role="tabpanel">
-            {move || match tab.get() {
-                Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() /> }.into_any(),
-                Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
-                Err(e) => unknown_tab(&e).into_any(),
-            }}
+        <div class="run-layout" class:with-side=move || gpus_open.get()>
+            <div class="run-main">
+                <div class="tabs" role="tablist">{tabs}</div>
+                <div role="tabpanel">
+                    {move || match tab.get() {
+                        Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() /> }.into_any(),
+                        Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
+                        Ok(RunTab::System) => view! { <SystemTab run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
+                        Err(e) => unknown_tab(&e).into_any(),
+                    }}
+                </div>
+            </div>
+            <Show when=move || gpus_open.get()>
+                <GpuSidePanel nodes=nodes.clone() on_close=Callback::new(move |_| qs.set("gpus", None)) />
+            </Show>
         </div>
     }
 }
