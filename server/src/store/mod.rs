@@ -27,7 +27,7 @@ use crate::error::Error;
 pub type Conn = rusqlite::Connection;
 
 /// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Connections in the pool.
 const POOL_SIZE: u32 = 8;
@@ -144,7 +144,7 @@ fn configure(c: &mut Connection) -> rusqlite::Result<()> {
 /// too) and returns the journal mode now in force. SQLite answers this PRAGMA with
 /// `SQLITE_BUSY` at once, without the busy handler, while another process opening the same
 /// new file holds a lock, so it is retried here for as long as the busy timeout allows.
-fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
+pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
     let deadline = Instant::now() + BUSY_TIMEOUT;
     let mut pause = Duration::from_millis(1);
     loop {
