@@ -17,8 +17,17 @@ cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 LOGS="$TARGET_DIR/test-logs"
-RUNLENS_BIN="$TARGET_DIR/release/runlens"
-RUNLENS_AGENT_BIN="$TARGET_DIR/release/runlens-agent"
+# conformance and e2e run the binaries cargo-test already built (debug profile; password
+# hashing is optimised even there), which spares CI a release build of server and agent.
+# RUNLENS_TEST_PROFILE=release tests release binaries instead.
+PROFILE="${RUNLENS_TEST_PROFILE:-debug}"
+case "$PROFILE" in
+    debug) PROFILE_FLAG=() ;;
+    release) PROFILE_FLAG=(--release) ;;
+    *) echo "RUNLENS_TEST_PROFILE must be debug or release" >&2; exit 2 ;;
+esac
+RUNLENS_BIN="$TARGET_DIR/$PROFILE/runlens"
+RUNLENS_AGENT_BIN="$TARGET_DIR/$PROFILE/runlens-agent"
 export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
 
@@ -99,7 +108,7 @@ for s in "${STEPS[@]}"; do
                 cargo test -p app --target wasm32-unknown-unknown --locked
         fi ;;
     trunk-build) step trunk-build trunk build --release ;;
-    server-build) step server-build cargo build --release --locked -p server -p agent ;;
+    server-build) step server-build cargo build "${PROFILE_FLAG[@]}" --locked -p server -p agent ;;
     conformance)
         if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
         else skip conformance "no server binary"; fi ;;
