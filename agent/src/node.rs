@@ -133,23 +133,7 @@ impl Sampler {
     }
 }
 
-/// Longest node name the server accepts.
-pub const MAX_NODE_NAME: usize = 128;
-
-/// Names that are fixed paths under the server's `/api/v1/nodes/`.
-const RESERVED_NODE_NAMES: [&str; 2] = ["gpus", "embed-links"];
-
-/// True for a name the server's registry accepts, which is also safe inside an MLflow
-/// metric key and a URL path: 1 to 128 of `A-Z a-z 0-9 . _ -`, not only dots (`..` would
-/// be a path step) and not `gpus` or `embed-links` (the server's fixed paths).
-pub fn valid_node_name(name: &str) -> bool {
-    (1..=MAX_NODE_NAME).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        && !name.bytes().all(|b| b == b'.')
-        && !RESERVED_NODE_NAMES.contains(&name)
-}
+pub use api_types::nodes::{is_valid_node_name as valid_node_name, MAX_NODE_NAME};
 
 /// This machine's host name (`uname -n`), the default node name of `run`.
 pub fn hostname() -> String {

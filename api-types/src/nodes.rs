@@ -11,6 +11,25 @@ use crate::agent::{DriverStatus, NodeSnapshot};
 /// nodes' GPUs, and a user who may read the run may watch them.
 pub const RUN_NODES_TAG: &str = "runlens.nodes";
 
+/// Longest node name.
+pub const MAX_NODE_NAME: usize = 128;
+
+/// Names that are fixed paths under `/api/v1/nodes/`, so no node can be registered there.
+pub const RESERVED_NODE_NAMES: [&str; 2] = ["gpus", "embed-links"];
+
+/// Whether `name` is a node name the registry accepts (the agent checks it too before it
+/// registers or logs): 1 to 128 of `A-Z a-z 0-9 . _ -`, which is also safe inside an MLflow
+/// metric key and a URL path; not only dots (`..` would be a path step) and not one of
+/// [`RESERVED_NODE_NAMES`].
+pub fn is_valid_node_name(name: &str) -> bool {
+    (1..=MAX_NODE_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !name.bytes().all(|b| b == b'.')
+        && !RESERVED_NODE_NAMES.contains(&name)
+}
+
 /// The body of `PUT /api/v1/nodes/{name}`: an agent registering (and then heartbeating), or
 /// an admin adding an agent by hand. Admins only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,6 +198,27 @@ pub struct EmbedGpusQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_names_follow_the_character_rule() {
+        for ok in ["a", "gpu-node-1", "n.example_2", ".a", &"x".repeat(128)] {
+            assert!(is_valid_node_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "a b",
+            "a/b",
+            "ä",
+            "gpus",
+            "embed-links",
+            ".",
+            "..",
+            "...",
+            &"x".repeat(129),
+        ] {
+            assert!(!is_valid_node_name(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn node_state_is_tagged() {

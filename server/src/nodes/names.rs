@@ -3,27 +3,15 @@
 
 use crate::Error;
 
-/// Longest node name.
-pub const MAX_NAME: usize = 128;
+use api_types::nodes::RESERVED_NODE_NAMES as RESERVED;
+pub use api_types::nodes::{is_valid_node_name as is_valid_name, MAX_NODE_NAME as MAX_NAME};
+
 /// Most nodes one request may name.
 pub const MAX_NODES: usize = 64;
 /// Longest agent URL.
 const MAX_URL: usize = 2048;
 /// Longest agent token.
 const MAX_TOKEN: usize = 512;
-/// Names that are fixed paths under `/api/v1/nodes/`, so no node can be registered there.
-const RESERVED: [&str; 2] = ["gpus", "embed-links"];
-
-/// Whether `name` is 1..=128 characters of `[A-Za-z0-9._-]`, not only dots (`.` and `..`
-/// are path steps) and not a reserved path.
-pub fn is_valid_name(name: &str) -> bool {
-    (1..=MAX_NAME).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        && !name.bytes().all(|b| b == b'.')
-        && !RESERVED.contains(&name)
-}
 
 /// 400 unless `name` is a valid node name.
 pub fn check_name(name: &str) -> Result<(), Error> {
@@ -141,27 +129,6 @@ fn shorten(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_follow_the_character_rule() {
-        for ok in ["a", "gpu-node-1", "n.example_2", ".a", &"x".repeat(128)] {
-            assert!(is_valid_name(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            "a b",
-            "a/b",
-            "ä",
-            "gpus",
-            "embed-links",
-            ".",
-            "..",
-            "...",
-            &"x".repeat(129),
-        ] {
-            assert!(!is_valid_name(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn urls_must_be_http_with_host_port_and_path() {
