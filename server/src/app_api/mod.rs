@@ -16,8 +16,12 @@ pub mod series;
 
 use api_types::Level;
 
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
+
 use crate::routes::{Access, AppPolicy, Dialect, Route};
-use crate::Error;
+use crate::{AppState, Error};
 
 /// The app API under `/api/v1`: every route with its access. Routes with an
 /// [`AppPolicy::Experiment`] or [`AppPolicy::Run`] policy take their id through
@@ -84,8 +88,26 @@ pub fn dialect() -> Dialect {
             Route::any("/{*rest}", Access::SignedIn, unknown_route),
         ],
         body_limit: crate::routes::DEFAULT_BODY_LIMIT,
-        finish: crate::routes::no_finish,
+        finish: body_limit_as_api_error,
     }
+}
+
+/// A body over the route's limit is refused by axum with a plain-text 413 before it is
+/// parsed; the app API answers it as every other bad request: 400 `BAD_REQUEST` with an
+/// `ApiError` body.
+fn body_limit_as_api_error(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
+    async fn rewrite(response: Response) -> Response {
+        let json = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+        if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !json {
+            Error::BadRequest("Request body too large for this endpoint.".into()).into_response()
+        } else {
+            response
+        }
+    }
+    m.layer(axum::middleware::map_response(rewrite))
 }
 
 /// Unknown `/api/v1` paths answer a JSON 404 like every other app API error.

@@ -55,6 +55,16 @@ async fn registration_is_validated_admin_only_and_never_returns_the_token() {
         answers.push(v.to_string());
     }
 
+    // A body over the app API's 64 KiB limit: refused before parsing, as an ApiError.
+    let (status, v) = put(
+        "n1",
+        json!({"url": "http://h", "token": "t".repeat(70_000)}),
+    )
+    .await;
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["code"], "BAD_REQUEST", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("too large"), "{v}");
+
     // Non-admins and anonymous callers are refused, before anything is validated.
     let (status, v) = app
         .call_as(&alice, "PUT", "/api/v1/nodes/n1", Some(good.clone()))
