@@ -5,6 +5,8 @@ pub mod agent;
 mod auth;
 mod error;
 mod experiments;
+pub mod jobs;
+pub mod logs;
 mod metrics;
 pub mod nodes;
 mod query;
@@ -16,6 +18,7 @@ pub use auth::{
     Principal, PrincipalKind, TokenInfo,
 };
 pub use error::{ApiError, ErrorCode};
+pub use jobs::{JobLevel, JobRunStatus};
 pub use experiments::{ExperimentDetail, ExperimentList, ExperimentSort, ExperimentSummary};
 pub use metrics::{MetricSeries, SeriesPoint, XAxis};
 pub use query::{

@@ -6,7 +6,7 @@
 
 use std::convert::Infallible;
 
-use api_types::Level;
+use api_types::{JobLevel, Level};
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::Method;
@@ -75,6 +75,13 @@ pub enum AppPolicy {
     Filtered,
     /// Administrators only (handlers take [`crate::app_api::guard::AdminGuard`]).
     Admin,
+    /// This level on the job `{id}` of the path (`/jobs/{id}/...`).
+    Job(JobLevel),
+    /// This level on the job of the job run `{id}` of the path (`/job-runs/{id}/...`).
+    JobRun(JobLevel),
+    /// The logs of the run `{id}` of the path: CAN_READ on its experiment **and** CAN_VIEW
+    /// on the job that produced it (403 with the job's managers otherwise).
+    RunLogs,
 }
 
 /// What every request of a route carries in its extensions.

@@ -36,6 +36,18 @@ const POOL_SIZE: u32 = 8;
 #[derive(Clone)]
 pub struct Store {
     pool: r2d2::Pool<SqliteConnectionManager>,
+    /// The job runs' log lines, in their own database file beside this one.
+    logs: crate::logs::LogStore,
+}
+
+/// The logs database beside the database file `path`: `logs.db` for `runlens.db`,
+/// `<stem>-logs.db` for any other name.
+fn logs_path(path: &Path) -> std::path::PathBuf {
+    let name = match path.file_stem().and_then(|s| s.to_str()) {
+        Some("runlens") | None => "logs.db".to_owned(),
+        Some(stem) => format!("{stem}-logs.db"),
+    };
+    path.with_file_name(name)
 }
 
 /// Pool errors (a connection that cannot be opened) go to the log.
@@ -99,7 +111,13 @@ impl Store {
             .error_handler(errors)
             .build(manager)
             .map_err(|e| cannot_open(&e))?;
-        Ok(Store { pool })
+        let logs = crate::logs::LogStore::open_file(&logs_path(path))?;
+        Ok(Store { pool, logs })
+    }
+
+    /// The log store (`logs.db` beside `runlens.db`).
+    pub fn logs(&self) -> &crate::logs::LogStore {
+        &self.logs
     }
 
     /// Runs `f` with a pooled connection on the current thread (start-up, CLI, tests).
