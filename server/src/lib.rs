@@ -6,6 +6,7 @@ pub mod auth;
 pub mod demo;
 pub mod error;
 pub mod headers;
+pub mod jobs;
 pub mod logs;
 pub mod mlflow;
 pub mod nodes;

@@ -1,13 +1,17 @@
-//! The app API's permission checks, as extractors: a handler that names an experiment or a
-//! run in its path gets the id only through [`ExperimentGuard`] / [`RunGuard`], which check
-//! the caller's level first (401 signed out, 404 unknown id, 403 with grantors otherwise).
+//! The app API's permission checks, as extractors: a handler that names an experiment, a
+//! run, a job or a job run in its path gets the id only through [`ExperimentGuard`] /
+//! [`RunGuard`] / [`JobGuard`] / [`JobRunGuard`] / [`LogsGuard`], which check the caller's
+//! level first (401 signed out, 404 unknown id, 403 with grantors otherwise).
 
-use api_types::Level;
+use std::collections::HashMap;
+
+use api_types::{JobLevel, Level};
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 
 use super::query::experiment_id;
 use crate::auth::Caller;
+use crate::jobs::{self, AttemptRef};
 use crate::permissions::{require_experiment, require_run};
 use crate::routes::{Access, AppPolicy, RouteSpec};
 use crate::{AppState, Error};
@@ -18,6 +22,21 @@ pub const READ: u8 = 1;
 pub const EDIT: u8 = 2;
 /// See [`READ`].
 pub const MANAGE: u8 = 3;
+
+/// Job level constants for [`JobGuard`] and [`JobRunGuard`]: `CAN_VIEW`.
+pub const VIEW: u8 = 1;
+/// See [`VIEW`]: `CAN_MANAGE_RUN`.
+pub const MANAGE_RUN: u8 = 2;
+/// See [`VIEW`]: `CAN_MANAGE`.
+pub const JOB_MANAGE: u8 = 3;
+
+fn job_level(n: u8) -> JobLevel {
+    match n {
+        1 => JobLevel::CanView,
+        2 => JobLevel::CanManageRun,
+        _ => JobLevel::CanManage,
+    }
+}
 
 fn level(n: u8) -> Level {
     match n {
@@ -139,5 +158,130 @@ impl FromRequestParts<AppState> for AdminGuard {
             });
         }
         Ok(AdminGuard { caller })
+    }
+}
+
+/// The `{id}` path parameter of a path that may have more (`/job-runs/{id}/attempts/{n}`).
+async fn named_id(parts: &mut Parts, state: &AppState) -> Result<String, Error> {
+    let Path(mut params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+        .await
+        .map_err(|e| Error::BadRequest(format!("bad path: {}", e.body_text())))?;
+    params
+        .remove("id")
+        .ok_or_else(|| Error::Internal(format!("route {} has no {{id}}", parts.uri.path())))
+}
+
+/// A job or job run id of the path: an integer, else no such thing (404 `what`).
+fn integer_id(raw: &str, what: &str) -> Result<i64, Error> {
+    raw.parse::<i64>()
+        .map_err(|_| Error::NotFound(format!("{what} '{raw}' does not exist")))
+}
+
+/// Job `{id}` of the path, on which the caller holds at least job level `L` ([`VIEW`],
+/// [`MANAGE_RUN`], [`JOB_MANAGE`]; admins and the owner hold `IS_OWNER`).
+#[derive(Debug, Clone)]
+pub struct JobGuard<const L: u8> {
+    /// The job.
+    pub job_id: i64,
+    /// Who asked.
+    pub caller: Caller,
+    /// Their effective level (at least `L`).
+    pub level: JobLevel,
+}
+
+impl<const L: u8> FromRequestParts<AppState> for JobGuard<L> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::Job(job_level(L)))?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let job_id = integer_id(&named_id(parts, state).await?, "job")?;
+        let who = caller.clone();
+        let level = state
+            .store
+            .call(move |c| jobs::require_job(c, &who, job_id, job_level(L)))
+            .await?;
+        Ok(JobGuard {
+            job_id,
+            caller,
+            level,
+        })
+    }
+}
+
+/// Job run `{id}` of the path (which may name more, e.g. `/job-runs/{id}/attempts/{n}/logs`),
+/// on whose job the caller holds at least job level `L`.
+#[derive(Debug, Clone)]
+pub struct JobRunGuard<const L: u8> {
+    /// The job run.
+    pub job_run_id: i64,
+    /// Its job.
+    pub job_id: i64,
+    /// Who asked.
+    pub caller: Caller,
+    /// Their effective level on the job (at least `L`).
+    pub level: JobLevel,
+}
+
+impl<const L: u8> FromRequestParts<AppState> for JobRunGuard<L> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::JobRun(job_level(L)))?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let job_run_id = integer_id(&named_id(parts, state).await?, "job run")?;
+        let who = caller.clone();
+        let (job_id, level) = state
+            .store
+            .call(move |c| {
+                let job_id = jobs::job_of_job_run(c, job_run_id)?;
+                Ok((job_id, jobs::require_job(c, &who, job_id, job_level(L))?))
+            })
+            .await?;
+        Ok(JobRunGuard {
+            job_run_id,
+            job_id,
+            caller,
+            level,
+        })
+    }
+}
+
+/// The logs of run `{id}` of the path: the caller reads its experiment (CAN_READ) **and**
+/// views the job that produced it (CAN_VIEW). A run no job produced: 404; without the job
+/// grant: 403 with [`api_types::logs::access_denied_message`] and the job's managers.
+#[derive(Debug, Clone)]
+pub struct LogsGuard {
+    /// The run.
+    pub run_id: String,
+    /// Who asked.
+    pub caller: Caller,
+    /// The attempt the run is (its `attempt_id` keys the lines in the log store).
+    pub attempt: AttemptRef,
+}
+
+impl FromRequestParts<AppState> for LogsGuard {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::RunLogs)?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let run_id = named_id(parts, state).await?;
+        let (who, id) = (caller.clone(), run_id.clone());
+        let attempt = state
+            .store
+            .call(move |c| {
+                require_run(c, &who, &id, Level::CanRead).map_err(|e| match e {
+                    Error::NotFound(_) => Error::NotFound(format!("run '{id}' does not exist")),
+                    other => other,
+                })?;
+                jobs::require_logs(c, &who, &id)
+            })
+            .await?;
+        Ok(LogsGuard {
+            run_id,
+            caller,
+            attempt,
+        })
     }
 }

@@ -36,6 +36,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "nodes",
         sql: include_str!("migrations/0002_nodes.sql"),
     },
+    Migration {
+        version: 3,
+        name: "jobs",
+        sql: include_str!("migrations/0003_jobs.sql"),
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

@@ -1,8 +1,9 @@
 //! The permission matrix: one case per route of `server::routes::table()` (method + path
 //! pattern, the `/ajax-api/` twins share the `/api/` entry), what it requires, and a request that succeeds when allowed.
-//! `{exp}` and `{run}` in templates become the fixture's ids.
+//! `{exp}` and `{run}` in templates become the fixture's ids; `{job}`, `{jobrun}` and
+//! `{arun}` its job, job run, and the MLflow run of that job run's attempt 1.
 
-use api_types::Level;
+use api_types::{JobLevel, Level};
 
 /// What a route requires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,13 @@ pub enum Rule {
     /// The fixture's GPU node: signed-in users who may read the fixture experiment (whose
     /// run names the node); everyone else gets 404, as for a node that does not exist.
     Watch,
+    /// At least this level on the fixture job.
+    Job(JobLevel),
+    /// At least this level on the fixture job **and** this level on the fixture experiment
+    /// (submitting job runs and attempts; reading logs).
+    JobAnd(JobLevel, Level),
+    /// Any signed-in user; the fixture job appears in the answer only for its viewers.
+    FilteredJob,
 }
 
 /// One row of the matrix.
@@ -47,7 +55,15 @@ pub struct Case {
 const R: Rule = Rule::Level(Level::CanRead);
 const E: Rule = Rule::Level(Level::CanEdit);
 const M: Rule = Rule::Level(Level::CanManage);
+const JV: Rule = Rule::Job(JobLevel::CanView);
+const JMR: Rule = Rule::Job(JobLevel::CanManageRun);
+const JM: Rule = Rule::Job(JobLevel::CanManage);
+/// Submitting job runs and attempts.
+const SUBMIT: Rule = Rule::JobAnd(JobLevel::CanManageRun, Level::CanEdit);
+/// Reading a run's logs.
+const LOGS: Rule = Rule::JobAnd(JobLevel::CanView, Level::CanRead);
 const OK: &[u16] = &[200];
+const CREATED: &[u16] = &[201];
 const NO_CONTENT: &[u16] = &[204];
 
 const fn case(
@@ -157,6 +173,26 @@ pub const CASES: &[Case] = &[
     with_ok(case("GET", "/api/v1/embed/gpus", Rule::Public, "/api/v1/embed/gpus?nodes=matrix-node&exp=4102444800&sig=00", None), &[403]),
     case("GET", "/api/v1/runs/{id}/series", R, "/api/v1/runs/{run}/series?key=secret_metric", None),
     with_ok(case("ANY", "/api/v1/{*rest}", Rule::NotFound, "/api/v1/no-such-route", None), &[404]),
+    // Jobs (issue 7). The fixture job `matrix-job` is owned by `owner`; see `fixture::Who::job_level`.
+    // Get-or-create of the existing fixture job: CAN_MANAGE_RUN (checked by the handler).
+    case("POST", "/api/v1/jobs", JMR, "/api/v1/jobs", Some(r#"{"name": "matrix-job"}"#)),
+    case("GET", "/api/v1/jobs/{id}", JV, "/api/v1/jobs/{job}", None),
+    case("GET", "/api/v1/jobs/{id}/access", JV, "/api/v1/jobs/{job}/access", None),
+    with_ok(case("PUT", "/api/v1/jobs/{id}/access", JM, "/api/v1/jobs/{job}/access", Some(r#"{"principal": {"kind": "user", "name": "target"}, "level": "CAN_VIEW"}"#)), NO_CONTENT),
+    with_ok(case("DELETE", "/api/v1/jobs/{id}/access", JM, "/api/v1/jobs/{job}/access?kind=user&name=stranger", None), NO_CONTENT),
+    with_ok(case("POST", "/api/v1/jobs/{id}/runs", SUBMIT, "/api/v1/jobs/{job}/runs", Some(r#"{"experiment_id": "{exp}", "nodes": ["node-0", "node-1"], "max_retries": 1}"#)), CREATED),
+    with_marker(case("GET", "/api/v1/job-runs", Rule::FilteredJob, "/api/v1/job-runs", None), super::fixture::JOB),
+    case("GET", "/api/v1/job-runs/{id}", JV, "/api/v1/job-runs/{jobrun}", None),
+    with_ok(case("POST", "/api/v1/job-runs/{id}/attempts", SUBMIT, "/api/v1/job-runs/{jobrun}/attempts", Some("{}")), CREATED),
+    case("POST", "/api/v1/job-runs/{id}/nodes", JMR, "/api/v1/job-runs/{jobrun}/nodes", Some(r#"{"node": "node-1"}"#)),
+    case("POST", "/api/v1/job-runs/{id}/status", JMR, "/api/v1/job-runs/{jobrun}/status", Some(r#"{"status": "SUCCEEDED"}"#)),
+    case("GET", "/api/v1/runs/{id}/job", R, "/api/v1/runs/{arun}/job", None),
+    // Logs (issue 7): shipping needs CAN_MANAGE_RUN on the job; reading, CAN_READ on the
+    // experiment and CAN_VIEW on the job.
+    case("POST", "/api/v1/job-runs/{id}/attempts/{n}/logs", JMR, "/api/v1/job-runs/{jobrun}/attempts/1/logs", Some(r#"{"node": "node-0", "first_seq": 0, "lines": [{"ts_ms": 1700000000000, "stream": "stdout", "text": "hello"}]}"#)),
+    case("GET", "/api/v1/runs/{id}/logs", LOGS, "/api/v1/runs/{arun}/logs", None),
+    case("GET", "/api/v1/runs/{id}/logs/stream", LOGS, "/api/v1/runs/{arun}/logs/stream", None),
+    case("GET", "/api/v1/runs/{id}/logs/download", LOGS, "/api/v1/runs/{arun}/logs/download", None),
     // Identity (the app API).
     case("GET", "/api/v1/session", Rule::SignedIn, "/api/v1/session", None),
     // A malformed sign-in is a 400 for anyone: the route itself is public.

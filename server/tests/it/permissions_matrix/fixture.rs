@@ -1,12 +1,15 @@
 //! The matrix fixture: an experiment under `/Users/owner/` with one run, tags, a param and a
-//! metric (all named `secret...`), and one API token per caller. Built once as a template
+//! metric (all named `secret...`), a job `matrix-job` owned by `owner` with a RUNNING job
+//! run whose attempt 1 is a run of that experiment, and one API token per caller. Built once as a template
 //! database, then copied for every (route, caller) cell so writes never leak between cells.
 
-use api_types::{Level, Principal, PrincipalKind};
+use api_types::{JobLevel, Level, Principal, PrincipalKind};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
+use http_body_util::BodyExt;
 use server::{AppState, StaticConfig, Store};
+use tower::ServiceExt;
 
 /// Who calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +55,20 @@ impl Who {
         })
     }
 
+    /// Effective level on the fixture job (chosen so that the job's rules and the
+    /// experiment's differ: `stranger` views the job without reading the experiment,
+    /// `reader` reads the experiment without viewing the job, `manager` manages the
+    /// experiment but only views the job).
+    pub fn job_level(self) -> Option<JobLevel> {
+        match self {
+            Who::Anonymous | Who::Reader => None,
+            Who::NoGrant | Who::Manager => Some(JobLevel::CanView),
+            Who::Editor => Some(JobLevel::CanManageRun),
+            Who::GroupMember => Some(JobLevel::CanManage),
+            Who::Admin => Some(JobLevel::IsOwner),
+        }
+    }
+
     /// Effective level on the fixture experiment.
     pub fn level(self) -> Option<Level> {
         match self {
@@ -70,6 +87,9 @@ pub const EXPERIMENT: &str = "/Users/owner/secret-exp";
 /// fixture run's `runlens.nodes` tag, so whoever reads the experiment may watch it.
 pub const NODE: &str = "matrix-node";
 
+/// Name of the fixture job.
+pub const JOB: &str = "matrix-job";
+
 /// The template: a database file with the fixture, its ids and tokens.
 pub struct Template {
     dir: tempfile::TempDir,
@@ -77,6 +97,12 @@ pub struct Template {
     pub exp: String,
     /// Fixture run id.
     pub run: String,
+    /// Fixture job id.
+    pub job: String,
+    /// Its job run's id.
+    pub job_run: String,
+    /// The MLflow run of the job run's attempt 1 (in the fixture experiment).
+    pub attempt_run: String,
     tokens: Vec<(&'static str, String)>,
     /// Each caller's own private experiment `/Users/<name>/own`: (username, id).
     own: Vec<(&'static str, String)>,
@@ -92,6 +118,9 @@ impl Template {
             dir,
             exp: String::new(),
             run: String::new(),
+            job: String::new(),
+            job_run: String::new(),
+            attempt_run: String::new(),
             tokens,
             own: Vec::new(),
         };
@@ -112,6 +141,8 @@ impl Template {
                     name: "team".into(),
                 };
                 server::permissions::set_grant(c, id, &group, Some(Level::CanEdit))?;
+                let (job, job_run, attempt_run) = job_fixture(c, id)?;
+                (t.job, t.job_run, t.attempt_run) = (job, job_run, attempt_run);
                 c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
                 Ok(())
             })
@@ -210,6 +241,47 @@ impl Template {
     }
 }
 
+/// The job `matrix-job` of `owner`, with the grants of [`Who::job_level`], and its job run
+/// (nodes `node-0`, RUNNING) with attempt 1 in experiment `exp`: (job, job run, run) ids.
+fn job_fixture(
+    c: &mut rusqlite::Connection,
+    exp: i64,
+) -> Result<(String, String, String), server::Error> {
+    use server::jobs;
+    let owner = server::permissions::caller_for(c, "owner")?;
+    server::tracking::write(c, |tx| {
+        let job = jobs::get_or_create_job(tx, &owner, JOB)?.job.job_id;
+        for who in Who::ALL {
+            let (Some(name), Some(level)) = (who.username(), who.job_level()) else {
+                continue;
+            };
+            if level == JobLevel::IsOwner || who == Who::GroupMember {
+                continue; // the admin; the member holds it through the group
+            }
+            let user = Principal {
+                kind: PrincipalKind::User,
+                name: name.into(),
+            };
+            jobs::set_grant(tx, job, &user, level)?;
+        }
+        let team = Principal {
+            kind: PrincipalKind::Group,
+            name: "team".into(),
+        };
+        let member = Who::GroupMember.job_level().expect("member's level");
+        jobs::set_grant(tx, job, &team, member)?;
+        let new = jobs::NewJobRun {
+            job_id: job,
+            experiment_id: exp,
+            nodes: vec!["node-0".into()],
+            max_retries: 1,
+        };
+        let job_run = jobs::create_job_run(tx, &owner, &new)?;
+        let attempt = jobs::create_attempt(tx, &owner, job_run, None)?;
+        Ok((job.to_string(), job_run.to_string(), attempt.run_id))
+    })
+}
+
 /// Users (owner, callers, a target user), the `team` group and one token per caller.
 fn people(c: &mut rusqlite::Connection) -> Result<Vec<(&'static str, String)>, server::Error> {
     use server::auth::{groups, tokens, users};
@@ -244,10 +316,18 @@ pub async fn send(
     let req = req
         .body(body.map(Body::from).unwrap_or_else(Body::empty))
         .expect("request");
-    let r = crate::helpers::oneshot(app, req).await;
-    let body = match r.body {
-        serde_json::Value::Null => serde_json::Value::String(r.text),
-        v => v,
-    };
-    (r.status, body)
+    // An event stream never ends: its status and headers are the answer.
+    let resp = app.clone().oneshot(req).await.expect("infallible");
+    let stream = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    if stream {
+        return (resp.status(), serde_json::Value::Null);
+    }
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&bytes).to_string()));
+    (status, body)
 }

@@ -89,11 +89,16 @@ fn allowed(rule: Rule, who: Who) -> bool {
         Rule::Admin => who == Who::Admin,
         Rule::Level(need) => who.level() >= Some(need),
         Rule::Watch => who.level().is_some(),
+        Rule::FilteredJob => true,
+        Rule::Job(need) => who.job_level() >= Some(need),
+        Rule::JobAnd(job, experiment) => {
+            who.job_level() >= Some(job) && who.level() >= Some(experiment)
+        }
     }
 }
 
 /// Asserts that a refusal is only an error body: no names, values or ids of the fixture.
-fn assert_no_data(ctx: &str, body: &Value, run: &str) {
+fn assert_no_data(ctx: &str, body: &Value, runs: &[&str]) {
     let obj = body
         .as_object()
         .unwrap_or_else(|| panic!("{ctx}: refusal is not a JSON object: {body}"));
@@ -109,21 +114,25 @@ fn assert_no_data(ctx: &str, body: &Value, run: &str) {
         !text.contains("secret"),
         "{ctx}: refusal leaks fixture data: {text}"
     );
-    assert!(
-        !text.contains(run),
-        "{ctx}: refusal leaks the run id: {text}"
-    );
+    for run in runs {
+        assert!(!text.contains(run), "{ctx}: refusal leaks a run id: {text}");
+    }
 }
 
 async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
-    let uri = c.uri.replace("{exp}", &t.exp).replace("{run}", &t.run);
+    let fill = |s: &str| {
+        s.replace("{exp}", &t.exp)
+            .replace("{run}", &t.run)
+            .replace("{jobrun}", &t.job_run)
+            .replace("{job}", &t.job)
+            .replace("{arun}", &t.attempt_run)
+    };
+    let uri = fill(c.uri);
     let uri = match path_prefix {
         "/ajax-api/" => uri.replacen("/api/", "/ajax-api/", 1),
         _ => uri,
     };
-    let body = c
-        .body
-        .map(|b| b.replace("{exp}", &t.exp).replace("{run}", &t.run));
+    let body = c.body.map(fill);
     let (_dir, app) = t.copy();
     let token = t.token(who);
     let (status, v) = send(&app, c.send, &uri, body, token.as_deref()).await;
@@ -136,7 +145,7 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
             _ => StatusCode::FORBIDDEN,
         };
         assert_eq!(status, want, "{ctx}: {v}");
-        assert_no_data(&ctx, &v, &t.run);
+        assert_no_data(&ctx, &v, &[&t.run, &t.attempt_run]);
         return;
     }
     assert!(
@@ -144,9 +153,13 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
         "{ctx}: expected one of {:?}: {v}",
         c.ok
     );
-    if c.rule == Rule::Filtered {
+    let may = match c.rule {
+        Rule::Filtered => Some(who.level().is_some()),
+        Rule::FilteredJob => Some(who.job_level().is_some()),
+        _ => None,
+    };
+    if let Some(may) = may {
         let sees = v.to_string().contains(c.marker);
-        let may = who.level().is_some();
         assert_eq!(
             sees, may,
             "{ctx}: list shows the fixture: {sees}, may read: {may}: {v}"

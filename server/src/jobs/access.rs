@@ -1,0 +1,236 @@
+//! Who may do what to a job: a caller's effective level (admin, owner, the best of their
+//! own and their groups' grants), the checks with their refusals, the managers a refusal
+//! names, and writing grants.
+
+use api_types::jobs::JobGrant;
+use api_types::{JobLevel, Principal, PrincipalKind};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
+use crate::auth::Caller;
+use crate::permissions::principal_id;
+use crate::store::sql::{json_array, json_list};
+use crate::Error;
+
+/// The answer of every log route for a run that no job produced.
+pub const NOT_A_JOB_RUN: &str = "This run was not started by a job, so it has no logs. Start \
+                                 runs with `runlens-agent run` to capture their output.";
+
+/// The owner's user id of job `job_id` (`None` once the owner's account was deleted); 404
+/// when there is no such job.
+fn owner_of(conn: &Connection, job_id: i64) -> Result<Option<i64>, Error> {
+    conn.prepare_cached("SELECT owner_user_id FROM jobs WHERE job_id = ?1")?
+        .query_row([job_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("job '{job_id}' does not exist")))
+}
+
+/// The caller's effective level on job `job_id`: `IS_OWNER` for admins and the owner, else
+/// the highest grant to the caller or any of their groups, `None` without any. Unknown
+/// job: 404.
+pub fn job_level(
+    conn: &Connection,
+    caller: &Caller,
+    job_id: i64,
+) -> Result<Option<JobLevel>, Error> {
+    let owner = owner_of(conn, job_id)?;
+    if caller.is_admin || owner == Some(caller.user_id) {
+        return Ok(Some(JobLevel::IsOwner));
+    }
+    let sql = format!(
+        "SELECT max(level) FROM job_grants
+          WHERE job_id = ?1
+            AND ((principal_kind = 'user' AND principal_id = ?2)
+              OR (principal_kind = 'group' AND principal_id IN {}))",
+        json_list("?3")
+    );
+    let best: Option<i64> = conn.prepare_cached(&sql)?.query_row(
+        params![job_id, caller.user_id, json_array(&caller.group_ids)?],
+        |r| r.get(0),
+    )?;
+    Ok(best.and_then(level_from_db))
+}
+
+/// Checks that the caller holds at least `need` on job `job_id`; returns their level.
+/// Unknown job: 404; otherwise refused: 403 naming the job's managers as grantors.
+pub fn require_job(
+    conn: &Connection,
+    caller: &Caller,
+    job_id: i64,
+    need: JobLevel,
+) -> Result<JobLevel, Error> {
+    let have = job_level(conn, caller, job_id)?;
+    match have {
+        Some(level) if level >= need => Ok(level),
+        _ => {
+            let message = match have {
+                None => "You don't have access to this job.".to_owned(),
+                Some(_) => format!("You need {} on this job to do this.", need.as_str()),
+            };
+            Err(Error::PermissionDenied {
+                message,
+                grantors: grantors(conn, job_id)?,
+            })
+        }
+    }
+}
+
+/// Who can grant access to job `job_id`: its owner first, then the users and the groups
+/// holding `CAN_MANAGE`, each by name (enabled users only).
+pub fn managers(conn: &Connection, job_id: i64) -> Result<Vec<Principal>, Error> {
+    let owner = owner_of(conn, job_id)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT 0, 'user', username FROM users WHERE user_id = ?2 AND disabled = 0
+         UNION ALL
+         SELECT 1, 'user', u.username FROM job_grants g
+           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
+          WHERE g.job_id = ?1 AND g.level = 3 AND u.disabled = 0 AND u.user_id IS NOT ?2
+         UNION ALL
+         SELECT 2, 'group', gr.name FROM job_grants g
+           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
+          WHERE g.job_id = ?1 AND g.level = 3
+         ORDER BY 1, 3",
+    )?;
+    let rows = stmt.query_map(params![job_id, owner], |r| {
+        Ok(principal(&r.get::<_, String>(1)?, r.get(2)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The usernames among [`managers`] (a refusal's `grantors`).
+pub fn grantors(conn: &Connection, job_id: i64) -> Result<Vec<String>, Error> {
+    Ok(user_names(managers(conn, job_id)?))
+}
+
+/// The users' names among `principals`, in order.
+pub(crate) fn user_names(principals: Vec<Principal>) -> Vec<String> {
+    principals
+        .into_iter()
+        .filter(|p| p.kind == PrincipalKind::User)
+        .map(|p| p.name)
+        .collect()
+}
+
+fn principal(kind: &str, name: String) -> Principal {
+    let kind = match kind {
+        "group" => PrincipalKind::Group,
+        _ => PrincipalKind::User,
+    };
+    Principal { kind, name }
+}
+
+/// The job behind run `run_id`, when the caller may read its logs (at least `CAN_VIEW` on
+/// the job). A run no job produced: 404 [`NOT_A_JOB_RUN`]; without `CAN_VIEW`: 403 with
+/// [`api_types::logs::access_denied_message`] and the managers' usernames as grantors.
+/// The run's experiment is the caller's to check first (CAN_READ).
+pub fn require_logs(conn: &Connection, caller: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+    let attempt =
+        attempt_of_run(conn, run_id)?.ok_or_else(|| Error::NotFound(NOT_A_JOB_RUN.to_owned()))?;
+    match job_level(conn, caller, attempt.job_id)? {
+        Some(_) => Ok(attempt),
+        None => {
+            let managers = managers(conn, attempt.job_id)?;
+            Err(Error::PermissionDenied {
+                message: api_types::logs::access_denied_message(&attempt.job_name, &managers),
+                grantors: user_names(managers),
+            })
+        }
+    }
+}
+
+/// The explicit grants on job `job_id`: users then groups, each by name.
+pub fn list_grants(conn: &Connection, job_id: i64) -> Result<Vec<JobGrant>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 'user', u.username, g.level FROM job_grants g
+           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
+          WHERE g.job_id = ?1
+         UNION ALL
+         SELECT 'group', gr.name, g.level FROM job_grants g
+           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
+          WHERE g.job_id = ?1
+         ORDER BY 1 DESC, 2",
+    )?;
+    let rows = stmt.query_map([job_id], |r| {
+        Ok((
+            principal(&r.get::<_, String>(0)?, r.get(1)?),
+            r.get::<_, i64>(2)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (principal, level) = row?;
+        if let Some(level) = level_from_db(level) {
+            out.push(JobGrant { principal, level });
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses to change the owner's access: it is `IS_OWNER`, which no grant gives or takes.
+fn protect_owner(
+    conn: &Connection,
+    job_id: i64,
+    principal: &Principal,
+    id: i64,
+) -> Result<(), Error> {
+    if principal.kind == PrincipalKind::User && owner_of(conn, job_id)? == Some(id) {
+        return Err(Error::InvalidParameter(format!(
+            "{} owns this job; the owner's access cannot be changed or removed.",
+            principal.name
+        )));
+    }
+    Ok(())
+}
+
+/// Grants `principal` `level` on job `job_id`, replacing any earlier grant. `IS_OWNER` and
+/// the owner themself: 400; unknown job, user or group: 404.
+pub fn set_grant(
+    conn: &Connection,
+    job_id: i64,
+    principal: &Principal,
+    level: JobLevel,
+) -> Result<(), Error> {
+    owner_of(conn, job_id)?;
+    let stored = level_to_db(level).ok_or_else(|| {
+        Error::InvalidParameter(
+            "IS_OWNER cannot be granted: a job has exactly one owner, its creator. Grant \
+             CAN_VIEW, CAN_MANAGE_RUN or CAN_MANAGE."
+                .into(),
+        )
+    })?;
+    let id = principal_id(conn, principal)?;
+    protect_owner(conn, job_id, principal, id)?;
+    conn.execute(
+        "INSERT INTO job_grants (job_id, principal_kind, principal_id, level)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (job_id, principal_kind, principal_id) DO UPDATE SET level = ?4",
+        params![job_id, kind_str(principal.kind), id, stored],
+    )?;
+    Ok(())
+}
+
+/// Removes `principal`'s grant on job `job_id`. The owner: 400; unknown job, user or group,
+/// or no such grant: 404.
+pub fn revoke_grant(conn: &Connection, job_id: i64, principal: &Principal) -> Result<(), Error> {
+    owner_of(conn, job_id)?;
+    let id = principal_id(conn, principal)?;
+    protect_owner(conn, job_id, principal, id)?;
+    let n = conn.execute(
+        "DELETE FROM job_grants WHERE job_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
+        params![job_id, kind_str(principal.kind), id],
+    )?;
+    if n == 0 {
+        return Err(Error::NotFound(format!(
+            "'{}' has no grant on this job.",
+            principal.name
+        )));
+    }
+    Ok(())
+}
+
+fn kind_str(kind: PrincipalKind) -> &'static str {
+    match kind {
+        PrincipalKind::User => "user",
+        PrincipalKind::Group => "group",
+    }
+}

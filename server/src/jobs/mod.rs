@@ -1,0 +1,91 @@
+//! Jobs, job runs and attempts, and the job permissions (issue 7): the tables of migration
+//! 3 and every query over them. A job is a named workload with an owner and grants
+//! (`CAN_VIEW < CAN_MANAGE_RUN < CAN_MANAGE`, plus `IS_OWNER` for its creator; admins act
+//! as owners; group grants count for their members). A job run is one submission of it, in
+//! one experiment; its attempts are its tries, each one MLflow run created here. Log lines
+//! are keyed by [`AttemptRef::attempt_id`] in the log store ([`crate::logs`]).
+//!
+//! The app API's handlers (`app_api::jobs`) and guards (`app_api::guard`) call these typed
+//! functions; no SQL over the job tables lives anywhere else.
+
+mod access;
+mod attempts;
+mod model;
+mod runs;
+
+pub use access::{
+    grantors, job_level, list_grants, managers, require_job, require_logs, revoke_grant, set_grant,
+    NOT_A_JOB_RUN,
+};
+pub use attempts::{
+    attempt, attempt_of_run, create_attempt, link_attempt, run_job, ATTEMPT_TAG, JOB_RUN_TAG,
+    JOB_TAG,
+};
+pub use model::{get_job, get_or_create_job, validate_job_name, GetOrCreated, MAX_JOB_NAME};
+pub use runs::{
+    add_node, create_job_run, job_of_job_run, job_run, list_job_runs, set_status, set_times,
+    JobRunFilter, NewJobRun, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_NODES, MAX_RETRIES,
+};
+
+use api_types::{JobLevel, JobRunStatus};
+
+/// One attempt of a job run with what the log routes need of its job run and job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRef {
+    /// `job_attempts.attempt_id`: the key of its lines in the log store.
+    pub attempt_id: i64,
+    /// The job run.
+    pub job_run_id: i64,
+    /// 1 for the first try, 2 for the first retry, ...
+    pub number: u32,
+    /// Its MLflow run.
+    pub run_id: String,
+    /// The job.
+    pub job_id: i64,
+    /// The job's name.
+    pub job_name: String,
+    /// The job run's status.
+    pub status: JobRunStatus,
+    /// The job run's node labels, in the order they were added.
+    pub nodes: Vec<String>,
+}
+
+/// The stored integer of a grantable level (`IS_OWNER` is never stored).
+pub(crate) fn level_to_db(level: JobLevel) -> Option<i64> {
+    match level {
+        JobLevel::CanView => Some(1),
+        JobLevel::CanManageRun => Some(2),
+        JobLevel::CanManage => Some(3),
+        JobLevel::IsOwner => None,
+    }
+}
+
+/// The level of a stored integer.
+pub(crate) fn level_from_db(n: i64) -> Option<JobLevel> {
+    match n {
+        1 => Some(JobLevel::CanView),
+        2 => Some(JobLevel::CanManageRun),
+        3 => Some(JobLevel::CanManage),
+        _ => None,
+    }
+}
+
+/// The stored spelling of a status is its wire spelling; this reads it back.
+pub(crate) fn status_from_db(s: &str) -> rusqlite::Result<JobRunStatus> {
+    [
+        JobRunStatus::Queued,
+        JobRunStatus::Running,
+        JobRunStatus::Succeeded,
+        JobRunStatus::Failed,
+        JobRunStatus::Canceled,
+    ]
+    .into_iter()
+    .find(|st| st.as_str() == s)
+    .ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("unknown job run status {s:?}").into(),
+        )
+    })
+}
