@@ -7,6 +7,11 @@
 pub mod access;
 pub mod experiments;
 pub mod guard;
+pub mod jobs;
+pub mod jobs_access;
+pub mod logs;
+pub mod logs_download;
+pub mod logs_stream;
 pub mod nodes;
 pub mod principals;
 pub mod query;
@@ -14,7 +19,7 @@ pub mod run_page;
 pub mod run_table;
 pub mod series;
 
-use api_types::Level;
+use api_types::{JobLevel, Level};
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -29,6 +34,8 @@ use crate::{AppState, Error};
 pub fn dialect() -> Dialect {
     use crate::auth::{session_routes as session, token_routes as tokens};
     use AppPolicy::{Admin, Experiment, Filtered, Run};
+    use AppPolicy::{Job, JobRun};
+    use JobLevel::{CanManage as JobManage, CanManageRun as ManageRun, CanView as View};
     use Level::{CanManage as Manage, CanRead as Read};
     let app = Access::App;
     Dialect {
@@ -73,12 +80,69 @@ pub fn dialect() -> Dialect {
             Route::put("/nodes/{name}", app(Admin), nodes::put_node),
             Route::delete("/nodes/{name}", app(Admin), nodes::delete_node),
             Route::get("/embed/gpus", Access::Public, nodes::embed_gpus),
+            // Jobs (issue 7): jobs and their grants, job runs, attempts, a run's job.
+            Route::post("/jobs", app(Filtered), jobs::create_job),
+            Route::get("/jobs/{id}", app(Job(View)), jobs::get_job),
+            Route::get(
+                "/jobs/{id}/access",
+                app(Job(View)),
+                jobs_access::get_job_access,
+            ),
+            Route::put(
+                "/jobs/{id}/access",
+                app(Job(JobManage)),
+                jobs_access::put_job_access,
+            ),
+            Route::delete(
+                "/jobs/{id}/access",
+                app(Job(JobManage)),
+                jobs_access::delete_job_access,
+            ),
+            Route::post("/jobs/{id}/runs", app(Job(ManageRun)), jobs::create_job_run),
+            Route::get("/job-runs", app(Filtered), jobs::list_job_runs),
+            Route::get("/job-runs/{id}", app(JobRun(View)), jobs::get_job_run),
+            Route::post(
+                "/job-runs/{id}/attempts",
+                app(JobRun(ManageRun)),
+                jobs::create_attempt,
+            ),
+            Route::post(
+                "/job-runs/{id}/nodes",
+                app(JobRun(ManageRun)),
+                jobs::add_node,
+            ),
+            Route::post(
+                "/job-runs/{id}/status",
+                app(JobRun(ManageRun)),
+                jobs::set_status,
+            ),
+            Route::get("/runs/{id}/job", app(Run(Read)), jobs::get_run_job),
+            // End of Jobs (issue 7).
             Route::get("/runs/{id}", app(Run(Read)), run_page::get_run),
             Route::get(
                 "/runs/{id}/series",
                 app(Run(Read)),
                 series::get_metric_series,
             ),
+            // Logs (issue 7): the agent ships lines; readers page, follow and download.
+            Route::post(
+                "/job-runs/{id}/attempts/{n}/logs",
+                app(AppPolicy::JobRun(api_types::JobLevel::CanManageRun)),
+                logs::ingest_logs,
+            )
+            .body_limit(api_types::logs::MAX_BATCH_BODY),
+            Route::get("/runs/{id}/logs", app(AppPolicy::RunLogs), logs::get_logs),
+            Route::get(
+                "/runs/{id}/logs/stream",
+                app(AppPolicy::RunLogs),
+                logs_stream::stream_logs,
+            ),
+            Route::get(
+                "/runs/{id}/logs/download",
+                app(AppPolicy::RunLogs),
+                logs_download::download_logs,
+            ),
+            // End of Logs (issue 7).
             Route::post("/session", Access::Public, session::create_session),
             Route::get("/session", Access::SignedIn, session::get_session),
             Route::delete("/session", Access::Public, session::delete_session),

@@ -1,7 +1,10 @@
 //! Command-line parsing and dispatch.
 
 mod admin;
+mod client;
 mod grant;
+mod jobs;
+mod logs;
 mod serve;
 mod token;
 
@@ -33,6 +36,10 @@ enum Command {
     Token(token::TokenArgs),
     /// Grant (or revoke) a user or group a level on an experiment.
     Grant(grant::GrantArgs),
+    /// List and show job runs of a running server (over HTTP).
+    Jobs(jobs::JobsArgs),
+    /// Print, follow or download a job run's log lines from a running server (over HTTP).
+    Logs(logs::LogsArgs),
 }
 
 /// Where the database lives; shared by every subcommand.
@@ -52,6 +59,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Group(args) => admin::group(&open_store(&dir)?, args),
         Command::Token(args) => token::token(&open_store(&dir)?, args),
         Command::Grant(args) => grant::grant(&open_store(&dir)?, args),
+        Command::Jobs(args) => jobs::jobs(args),
+        Command::Logs(args) => logs::logs(args),
     }
 }
 

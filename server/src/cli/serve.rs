@@ -56,6 +56,14 @@ pub struct ServeArgs {
     /// entry (for sign-in rate limits). Only when the proxy sets that header.
     #[arg(long, env = "RUNLENS_TRUSTED_FORWARDED_FOR")]
     trusted_forwarded_for: bool,
+    /// Days job runs' log lines are kept; older ones are purged at start and then hourly
+    /// (0 keeps them forever).
+    #[arg(
+        long,
+        env = "RUNLENS_LOG_RETENTION_DAYS",
+        default_value_t = server::logs::retention::DEFAULT_DAYS
+    )]
+    log_retention_days: u32,
 }
 
 /// Runs the server over `data_dir`.
@@ -70,6 +78,8 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     }
     let settings = auth_settings(&args)?;
     let statics = static_config(&args)?;
+    let logs = store.logs().clone();
+    let demo_store = args.demo.then(|| store.clone());
     let app = server::app(AppState::new(store).with_auth_settings(settings), &statics);
     let limits = Limits {
         header_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
@@ -85,7 +95,20 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         tracing::info!("runlens listening on http://{local}");
-        server::serve::serve(listener, app, limits, shutdown_signal()).await;
+        tokio::spawn(server::logs::retention::run(
+            logs.clone(),
+            args.log_retention_days,
+        ));
+        if let Some(store) = demo_store {
+            // The demo's running job keeps printing, so its Logs tab follows live.
+            tokio::spawn(server::demo::live_lines(store));
+        }
+        let shutdown = async move {
+            shutdown_signal().await;
+            // Open log streams end now instead of holding the graceful shutdown.
+            logs.close_followers();
+        };
+        server::serve::serve(listener, app, limits, shutdown).await;
         Ok::<(), String>(())
     })?;
     tracing::info!("runlens stopped");

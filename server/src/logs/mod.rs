@@ -47,10 +47,15 @@
 //!   decompressed (see `examples/logs_bench.rs`).
 //! - **Live follow.** Chunk ids grow in commit order (`AUTOINCREMENT`, one writer), so a
 //!   follower resumes from the last chunk id it saw ([`query::follow`]) and sees every later
-//!   arrival, including gap fills with older timestamps.
+//!   arrival, including gap fills with older timestamps. Each commit that stored lines
+//!   wakes the followers of this process through a `tokio::sync::watch` channel
+//!   ([`LogStore::subscribe`]); they also poll, for writers in other processes.
 //! - **Retention.** [`store::purge_older_than`] deletes whole chunks whose newest line is
 //!   older than the cut and records per job run the newest purged timestamp
-//!   ([`store::expired_through`]) so the UI can say "logs before ... expired".
+//!   ([`store::expired_through`]) so the UI can say "logs before ... expired";
+//!   [`retention::run`] does it hourly in the server.
+//! - **Wire.** [`wire`] converts between these types and `api_types::logs`, and formats a
+//!   line as downloads and the CLI print it.
 //!
 //! Not yet here: compaction of tiny chunks (a chatty job that flushes a few lines at a
 //! time makes many small rows; merging neighbours off the ingest path keeps searches fast),
@@ -60,13 +65,16 @@
 pub mod chunk;
 pub mod level;
 pub mod query;
+pub mod retention;
 pub mod store;
+pub mod wire;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
+use tokio::sync::watch;
 
 use crate::store::Conn;
 use crate::Error;
@@ -99,7 +107,8 @@ pub struct NewLine {
 /// Consecutive lines of one node: line `i` has sequence number `first_seq + i`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
-    /// The job run the lines belong to.
+    /// The key the lines are stored under. The server passes the attempt's id
+    /// (`job_attempts.attempt_id`): each attempt numbers its lines from 0 per node.
     pub job_run_id: i64,
     /// The node's label.
     pub node: String,
@@ -131,11 +140,24 @@ pub struct Ack {
     pub next_seq: u64,
 }
 
-/// The logs database: a pool of connections to `logs.db` and the writer.
+/// What live followers watch ([`LogStore::subscribe`]): the newest chunk committed by this
+/// process, and whether the server is shutting down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Newest {
+    /// The newest chunk id committed by this process's ingests (0 before the first).
+    pub chunk_id: i64,
+    /// Set once by [`LogStore::close_followers`]: followers end their streams.
+    pub closing: bool,
+}
+
+/// The logs database: a pool of connections to `logs.db`, the writer, and the notifier
+/// that wakes live followers after each commit.
 #[derive(Clone)]
 pub struct LogStore {
     pool: r2d2::Pool<SqliteConnectionManager>,
     writer: Arc<Writer>,
+    live: Arc<watch::Sender<Newest>>,
+    path: PathBuf,
 }
 
 /// Where an ingested batch's outcome is left for its sender.
@@ -183,7 +205,47 @@ impl LogStore {
         Ok(LogStore {
             pool,
             writer: Arc::default(),
+            live: Arc::new(watch::Sender::new(Newest::default())),
+            path: path.to_owned(),
         })
+    }
+
+    /// A new connection of its own, outside the pool, for a long scan (a download streamed
+    /// to a slow client must not hold one of the pool's few connections).
+    pub fn connect(&self) -> Result<Conn, Error> {
+        let cannot = |e: rusqlite::Error| {
+            Error::Internal(format!(
+                "cannot open logs database {}: {e}",
+                self.path.display()
+            ))
+        };
+        let mut conn = Conn::open(&self.path).map_err(cannot)?;
+        store::configure(&mut conn).map_err(cannot)?;
+        Ok(conn)
+    }
+
+    /// A receiver woken after every commit that stored lines (and on shutdown): live
+    /// followers wait on it instead of polling. Commits by other processes sharing the
+    /// database do not wake it; followers poll as well.
+    pub fn subscribe(&self) -> watch::Receiver<Newest> {
+        self.live.subscribe()
+    }
+
+    /// Tells every live follower to end its stream (server shutdown: an open event stream
+    /// would otherwise hold the graceful shutdown until its timeout).
+    pub fn close_followers(&self) {
+        self.live.send_modify(|n| n.closing = true);
+    }
+
+    /// Wakes followers if `chunk_id` is newer than what they were last told.
+    fn announce(&self, chunk_id: i64) {
+        self.live.send_if_modified(|n| {
+            let newer = chunk_id > n.chunk_id;
+            if newer {
+                n.chunk_id = chunk_id;
+            }
+            newer
+        });
     }
 
     /// Runs `f` with a pooled connection on the current thread (queries, streams).
@@ -217,8 +279,13 @@ impl LogStore {
             std::mem::take(&mut *lock(&self.writer.queue))
                 .into_iter()
                 .unzip();
-        match self.read(|conn| store::ingest_all(conn, &batches)) {
-            Ok(acks) => {
+        let stored = self.read(|conn| {
+            let acks = store::ingest_all(conn, &batches)?;
+            Ok((acks, store::max_chunk_id(conn)?))
+        });
+        match stored {
+            Ok((acks, newest)) => {
+                self.announce(newest);
                 for (s, ack) in slots.iter().zip(acks) {
                     *lock(s) = Some(Ok(ack));
                 }
@@ -238,6 +305,14 @@ impl LogStore {
         done.unwrap_or_else(|| Err(Error::Internal("log batch lost by a failed commit".into())))
     }
 
+    /// [`LogStore::ingest`] on tokio's blocking pool; the way handlers ingest.
+    pub async fn call_ingest(&self, batch: Batch) -> Result<Ack, Error> {
+        let logs = self.clone();
+        tokio::task::spawn_blocking(move || logs.ingest(batch))
+            .await
+            .map_err(|e| Error::Internal(format!("logs task failed: {e}")))?
+    }
+
     /// [`LogStore::read`] on tokio's blocking pool; the way handlers query.
     pub async fn call_read<T, F>(&self, f: F) -> Result<T, Error>
     where
@@ -250,7 +325,7 @@ impl LogStore {
             .map_err(|e| Error::Internal(format!("logs task failed: {e}")))?
     }
 
-    /// [`LogStore::write`] on tokio's blocking pool; the way handlers ingest.
+    /// [`LogStore::write`] on tokio's blocking pool (the retention task's purge).
     pub async fn call_write<T, F>(&self, f: F) -> Result<T, Error>
     where
         T: Send + 'static,
@@ -344,5 +419,23 @@ mod tests {
         assert!(nodes
             .iter()
             .all(|n| n.next_seq == 1000 && n.gaps.is_empty()));
+    }
+
+    #[test]
+    fn a_commit_that_stores_lines_wakes_subscribers() {
+        let (_d, logs) = store();
+        let mut rx = logs.subscribe();
+        assert!(!rx.has_changed().unwrap());
+        logs.ingest(batch(1, "n0", 0, 0, &["a"])).unwrap();
+        assert!(rx.has_changed().unwrap());
+        let first = *rx.borrow_and_update();
+        assert!(first.chunk_id > 0 && !first.closing);
+        // A re-sent batch stores nothing: no wake-up.
+        logs.ingest(batch(1, "n0", 0, 0, &["a"])).unwrap();
+        assert!(!rx.has_changed().unwrap());
+        logs.ingest(batch(2, "n0", 0, 0, &["b"])).unwrap();
+        assert!(rx.borrow_and_update().chunk_id > first.chunk_id);
+        logs.close_followers();
+        assert!(rx.borrow_and_update().closing);
     }
 }

@@ -1,0 +1,493 @@
+//! `runlens logs JOB_RUN_ID|RUN_ID [--attempt N] [--node N] [--level L [--exactly]]
+//! [--search T] [--since T] [--until T] [--follow] [--download-to DIR]`: a job run's log
+//! lines in a terminal, over HTTP from a running server, one printed line per log line
+//! (`<time UTC> <node> <LEVEL or -> <text>`). `--follow` keeps printing new lines (over the
+//! server's event stream, resuming after a dropped connection with no gap and no
+//! duplicate) until the job run ends; `--download-to DIR` writes `DIR/<node>.log` per node.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use api_types::jobs::{JobRunDetail, RunJob};
+use api_types::logs::{LevelMode, LogEvent, LogLevel, LogLine, LogPage, LogQuery, MAX_PAGE};
+use api_types::JobRunStatus;
+use chrono::{DateTime, Utc};
+
+use super::client::{reason, Client, ClientError, Remote};
+use server::logs::wire;
+
+/// How long `--follow` waits before reconnecting after the stream dropped.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
+/// `runlens logs ...`
+#[derive(clap::Args)]
+pub struct LogsArgs {
+    #[command(flatten)]
+    remote: Remote,
+    /// A job run id (an integer; its latest attempt unless --attempt) or an MLflow run id
+    /// (32 hex characters).
+    id: String,
+    /// This attempt of the job run (1 is the first try).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    attempt: Option<u32>,
+    /// Only this node's lines.
+    #[arg(long, value_name = "NODE")]
+    node: Option<String>,
+    /// Only lines of this level or more severe: DEBUG, INFO, WARNING, ERROR, CRITICAL.
+    #[arg(long, value_name = "L", value_parser = parse_level)]
+    level: Option<LogLevel>,
+    /// With --level: only that level.
+    #[arg(long, requires = "level")]
+    exactly: bool,
+    /// Only lines containing this text (ignoring ASCII case).
+    #[arg(long, value_name = "TEXT")]
+    search: Option<String>,
+    /// Only lines at or after this time: RFC 3339 (2026-01-31T12:00:00Z) or ago (10m, 2h, 3d).
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    since: Option<i64>,
+    /// Only lines before this time (same forms as --since).
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    until: Option<i64>,
+    /// Keep printing new lines as they arrive, until the job run ends.
+    #[arg(long, conflicts_with = "download_to")]
+    follow: bool,
+    /// Write the matching lines to DIR/<node>.log, one file per node.
+    #[arg(long, value_name = "DIR")]
+    download_to: Option<PathBuf>,
+}
+
+/// A current-thread runtime for one client command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// Runs `runlens logs ...`.
+pub fn logs(args: LogsArgs) -> Result<(), String> {
+    let client = Client::new(&args.remote)?;
+    runtime()?.block_on(async move {
+        let run_id = resolve_run(&client, &args.id, args.attempt)
+            .await
+            .map_err(|e| e.to_string())?;
+        let query = LogQuery {
+            node: args.node.clone(),
+            level: args.level,
+            level_mode: args.exactly.then_some(LevelMode::Exactly),
+            q: args.search.clone(),
+            since: args.since,
+            until: args.until,
+            ..LogQuery::default()
+        };
+        match &args.download_to {
+            Some(dir) => download(&client, &run_id, &query, dir).await,
+            None => print_lines(&client, &run_id, &query, args.follow).await,
+        }
+    })
+}
+
+fn parse_level(s: &str) -> Result<LogLevel, String> {
+    LogLevel::parse(s)
+        .ok_or_else(|| format!("{s:?} is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL"))
+}
+
+/// A time given as RFC 3339 or as a duration ago (`30s`, `10m`, `2h`, `3d`), in ms.
+fn parse_time(s: &str) -> Result<i64, String> {
+    parse_time_at(s, Utc::now().timestamp_millis())
+}
+
+fn parse_time_at(s: &str, now_ms: i64) -> Result<i64, String> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.timestamp_millis());
+    }
+    let unit_ms = match s.chars().last() {
+        Some('s') => 1_000,
+        Some('m') => 60_000,
+        Some('h') => 3_600_000,
+        Some('d') => 86_400_000,
+        _ => 0,
+    };
+    let n = s[..s.len().saturating_sub(1)].parse::<i64>().ok();
+    match n {
+        Some(n) if unit_ms > 0 && n >= 0 => Ok(now_ms.saturating_sub(n.saturating_mul(unit_ms))),
+        _ => Err(format!(
+            "{s:?} is not a time: give RFC 3339 (2026-01-31T12:00:00Z) or a duration ago \
+             (30s, 10m, 2h, 3d)"
+        )),
+    }
+}
+
+/// The run whose lines are read: a run id as given, or the job run's attempt (latest
+/// unless `attempt`).
+async fn resolve_run(
+    client: &Client,
+    id: &str,
+    attempt: Option<u32>,
+) -> Result<String, ClientError> {
+    let refused = |status, message| ClientError::Refused { status, message };
+    let is_run_id = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+    let (job_run_id, attempts) = if is_run_id {
+        if attempt.is_none() {
+            return Ok(id.to_owned());
+        }
+        let job: RunJob = client
+            .get_json(&format!("/api/v1/runs/{id}/job"), &[])
+            .await?;
+        let info = job.job.ok_or_else(|| {
+            refused(
+                reqwest::StatusCode::NOT_FOUND,
+                format!("run {id} was not started by a job, so it has no attempts"),
+            )
+        })?;
+        (info.job_run_id, info.attempts)
+    } else {
+        let job_run_id: i64 = id.parse().map_err(|_| {
+            refused(
+                reqwest::StatusCode::BAD_REQUEST,
+                format!(
+                    "{id:?} is neither a job run id (an integer) nor a run id (32 hex \
+                     characters)"
+                ),
+            )
+        })?;
+        let detail: JobRunDetail = client
+            .get_json(&format!("/api/v1/job-runs/{job_run_id}"), &[])
+            .await?;
+        (job_run_id, detail.attempts)
+    };
+    let pick = match attempt {
+        Some(n) => attempts.iter().find(|a| a.number == n),
+        None => attempts.iter().max_by_key(|a| a.number),
+    };
+    pick.map(|a| a.run_id.clone()).ok_or_else(|| {
+        refused(
+            reqwest::StatusCode::NOT_FOUND,
+            match attempt {
+                Some(n) => format!(
+                    "job run {job_run_id} has no attempt {n} (it has {})",
+                    attempts.len()
+                ),
+                None => format!("job run {job_run_id} has no attempt yet, so no logs"),
+            },
+        )
+    })
+}
+
+/// The query string of `query` with `extra` pairs.
+fn pairs(query: &LogQuery, extra: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    let mut out = query.to_pairs();
+    out.extend(extra.iter().cloned());
+    out
+}
+
+/// The text form of a line, as downloads have it.
+fn text_line(out: &mut String, l: &LogLine) {
+    wire::push_text_line(
+        out,
+        l.ts_ms,
+        &l.node,
+        l.level.map(LogLevel::as_str),
+        &l.text,
+    );
+}
+
+/// Writes to stdout; `false` once stdout is closed (e.g. `| head`), to stop quietly.
+fn emit(text: &str) -> Result<bool, String> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(format!("writing to stdout: {e}")),
+    }
+}
+
+/// Prints every matching line, oldest first, then (with `follow`) the new ones.
+async fn print_lines(
+    client: &Client,
+    run_id: &str,
+    query: &LogQuery,
+    follow: bool,
+) -> Result<(), String> {
+    let path = format!("/api/v1/runs/{run_id}/logs");
+    let mut position = ("earliest", "true".to_owned());
+    let mut first = true;
+    let follow_from = loop {
+        let q = pairs(query, &[position.clone(), ("limit", MAX_PAGE.to_string())]);
+        let page: LogPage = client
+            .get_json(&path, &q)
+            .await
+            .map_err(|e| e.to_string())?;
+        if first {
+            notices(&page);
+            first = false;
+        }
+        let mut text = String::new();
+        for l in &page.lines {
+            text_line(&mut text, l);
+        }
+        if !emit(&text)? {
+            return Ok(());
+        }
+        match page.newer {
+            Some(c) => position = ("after", c),
+            None => break page.follow_from,
+        }
+    };
+    if follow {
+        follow_lines(client, run_id, query, follow_from).await?;
+    }
+    Ok(())
+}
+
+/// Tells stderr what the lines cannot show: expired and missing lines.
+fn notices(page: &LogPage) {
+    if let Some(t) = page.expired_through {
+        eprintln!(
+            "runlens: lines up to {} expired (log retention) and are gone",
+            wire::rfc3339_ms(t)
+        );
+    }
+    for n in &page.gaps {
+        let ranges: Vec<String> = n
+            .gaps
+            .iter()
+            .map(|g| format!("{}-{}", g.first_missing, g.last_missing))
+            .collect();
+        eprintln!(
+            "runlens: node {} is missing lines {} (not received yet)",
+            n.node,
+            ranges.join(", ")
+        );
+    }
+}
+
+/// Follows the event stream from `from` until the job run ends; reconnects after a dropped
+/// connection with `Last-Event-ID`, so no line is printed twice or skipped.
+async fn follow_lines(
+    client: &Client,
+    run_id: &str,
+    query: &LogQuery,
+    from: String,
+) -> Result<(), String> {
+    let path = format!("/api/v1/runs/{run_id}/logs/stream");
+    let q = pairs(query, &[("from", from.clone())]);
+    let mut last_id = from;
+    loop {
+        let headers = [
+            ("accept", "text/event-stream".to_owned()),
+            ("last-event-id", last_id.clone()),
+        ];
+        let ended = match client.get(&path, &q, &headers, true).await {
+            Ok(resp) => read_events(resp, &mut last_id).await?,
+            Err(e) if e.is_transient() => {
+                eprintln!("runlens: {e}; retrying");
+                false
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        if ended {
+            return Ok(());
+        }
+        tokio::time::sleep(RECONNECT_AFTER).await;
+    }
+}
+
+/// One server-sent event being read.
+#[derive(Default)]
+struct SseEvent {
+    event: String,
+    id: Option<String>,
+    data: String,
+}
+
+/// Reads events until the stream ends (`Ok(false)`: reconnect) or the job run has ended
+/// or stdout closed (`Ok(true)`), printing lines and keeping the last event id.
+async fn read_events(mut resp: reqwest::Response, last_id: &mut String) -> Result<bool, String> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut ev = SseEvent::default();
+    loop {
+        let chunk = match resp.chunk().await {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(false),
+            Err(e) => {
+                eprintln!("runlens: the log stream dropped ({}); resuming", reason(&e));
+                return Ok(false);
+            }
+        };
+        buf.extend_from_slice(&chunk);
+        while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
+            let raw: Vec<u8> = buf.drain(..=nl).collect();
+            let line = String::from_utf8_lossy(&raw);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if !line.is_empty() {
+                sse_field(&mut ev, line);
+                continue;
+            }
+            let done = std::mem::take(&mut ev);
+            if let Some(stop) = dispatch(done, last_id)? {
+                return Ok(stop);
+            }
+        }
+    }
+}
+
+/// One `field: value` line of an event (comments ignored).
+fn sse_field(ev: &mut SseEvent, line: &str) {
+    if line.starts_with(':') {
+        return;
+    }
+    let (field, value) = line.split_once(':').unwrap_or((line, ""));
+    let value = value.strip_prefix(' ').unwrap_or(value);
+    match field {
+        "event" => value.clone_into(&mut ev.event),
+        "id" => ev.id = Some(value.to_owned()),
+        "data" => {
+            if !ev.data.is_empty() {
+                ev.data.push('\n');
+            }
+            ev.data.push_str(value);
+        }
+        _ => {}
+    }
+}
+
+/// Acts on a complete event: prints lines, notes the id; `Some(true)` to stop (the job run
+/// ended or stdout closed), `None` to go on.
+fn dispatch(ev: SseEvent, last_id: &mut String) -> Result<Option<bool>, String> {
+    match ev.event.as_str() {
+        "lines" => {
+            let event: LogEvent = serde_json::from_str(&ev.data)
+                .map_err(|e| format!("unexpected log event from the server: {e}"))?;
+            let mut text = String::new();
+            for l in &event.lines {
+                text_line(&mut text, l);
+            }
+            if !emit(&text)? {
+                return Ok(Some(true));
+            }
+        }
+        "status" => {
+            let status: JobRunStatus = serde_json::from_str(&ev.data)
+                .map_err(|e| format!("unexpected status event from the server: {e}"))?;
+            if !status.is_active() {
+                eprintln!("runlens: the job run is {}", status.as_str());
+                return Ok(Some(true));
+            }
+        }
+        _ => {}
+    }
+    if let Some(id) = ev.id {
+        *last_id = id;
+    }
+    Ok(None)
+}
+
+/// Writes each node's matching lines to `dir/<node>.log` (only `--node` if given).
+async fn download(
+    client: &Client,
+    run_id: &str,
+    query: &LogQuery,
+    dir: &Path,
+) -> Result<(), String> {
+    let nodes = match &query.node {
+        Some(n) => vec![n.clone()],
+        None => {
+            let q = [("limit", "1".to_owned())];
+            let page: LogPage = client
+                .get_json(&format!("/api/v1/runs/{run_id}/logs"), &q)
+                .await
+                .map_err(|e| e.to_string())?;
+            notices(&page);
+            page.nodes
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = format!("/api/v1/runs/{run_id}/logs/download");
+    for node in nodes {
+        if !api_types::nodes::is_valid_node_name(&node) {
+            return Err(format!("node {node:?} cannot be a file name"));
+        }
+        let file = dir.join(format!("{node}.log"));
+        let q = pairs(
+            &LogQuery {
+                node: Some(node.clone()),
+                ..query.clone()
+            },
+            &[],
+        );
+        let mut resp = client
+            .get(&path, &q, &[], true)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut out = std::io::BufWriter::new(
+            std::fs::File::create(&file)
+                .map_err(|e| format!("cannot create {}: {e}", file.display()))?,
+        );
+        let mut lines = 0usize;
+        loop {
+            let chunk = resp
+                .chunk()
+                .await
+                .map_err(|e| format!("downloading {node}'s lines: {}", reason(&e)))?;
+            let Some(chunk) = chunk else { break };
+            lines += chunk.iter().filter(|b| **b == b'\n').count();
+            out.write_all(&chunk)
+                .map_err(|e| format!("writing {}: {e}", file.display()))?;
+        }
+        out.flush()
+            .map_err(|e| format!("writing {}: {e}", file.display()))?;
+        eprintln!("runlens: wrote {} ({lines} lines)", file.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc3339_or_ago() {
+        let now = 1_000_000_000;
+        assert_eq!(parse_time_at("10m", now).unwrap(), now - 600_000);
+        assert_eq!(parse_time_at("2h", now).unwrap(), now - 7_200_000);
+        assert_eq!(parse_time_at("3d", now).unwrap(), now - 3 * 86_400_000);
+        assert_eq!(parse_time_at("30s", now).unwrap(), now - 30_000);
+        assert_eq!(parse_time_at("1970-01-01T00:00:01.5Z", now).unwrap(), 1_500);
+        assert_eq!(parse_time_at("1970-01-01T01:00:00+01:00", now).unwrap(), 0);
+        for bad in ["", "10", "m", "-1m", "10y", "yesterday"] {
+            assert!(parse_time_at(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn events_parse_across_fields_and_comments() {
+        let mut ev = SseEvent::default();
+        for l in [
+            ": keep-alive",
+            "event: lines",
+            "id: 42",
+            "data: {\"lines\":",
+            "data: []}",
+        ] {
+            sse_field(&mut ev, l);
+        }
+        assert_eq!(ev.event, "lines");
+        assert_eq!(ev.id.as_deref(), Some("42"));
+        assert_eq!(ev.data, "{\"lines\":\n[]}");
+        let mut last = "1".to_owned();
+        assert_eq!(dispatch(ev, &mut last).unwrap(), None);
+        assert_eq!(last, "42");
+        let status = SseEvent {
+            event: "status".into(),
+            id: None,
+            data: "\"FAILED\"".into(),
+        };
+        assert_eq!(dispatch(status, &mut last).unwrap(), Some(true));
+    }
+}
