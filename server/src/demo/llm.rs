@@ -32,8 +32,18 @@ struct Sft<'a> {
     nodes: &'a [&'a str],
 }
 
-/// Creates the experiment and its runs.
-pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
+/// The runs of alice's experiment that the demo's jobs take as their attempts.
+pub struct JobRuns {
+    /// `sft-7b-lr1e-4`, diverged (FAILED).
+    pub failed: String,
+    /// `sft-7b-lr1e-4-resumed`, its retry (FINISHED).
+    pub resumed: String,
+    /// `sft-13b-lr2e-5`, RUNNING on the demo nodes.
+    pub running: String,
+}
+
+/// Creates the experiment and its runs; answers the runs the demo's jobs link.
+pub fn load(w: &mut Writer<'_>, now: i64) -> Result<JobRuns, Error> {
     let exp = w.experiment(
         people::ALICE_EXPERIMENT,
         now - 9 * 24 * HOUR,
@@ -87,7 +97,7 @@ pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     };
     let note = "Resumed from checkpoint-5000 of the diverged attempt with a lower lr.";
     let tags = [("attempt", "2"), ("resumed_from", failed_id.as_str())];
-    sft_run(w, exp, &resumed, "FINISHED", Some(note), &tags)?;
+    let resumed_id = sft_run(w, exp, &resumed, "FINISHED", Some(note), &tags)?;
 
     // Started 2.5 h ago at 0.8 s/step on two nodes (the demo's simulated GPU agents): about
     // 11k steps logged so far, still going.
@@ -104,8 +114,12 @@ pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
         nodes: &DEMO_NODES,
         ..base
     };
-    sft_run(w, exp, &running, "RUNNING", None, &[])?;
-    Ok(())
+    let running_id = sft_run(w, exp, &running, "RUNNING", None, &[])?;
+    Ok(JobRuns {
+        failed: failed_id,
+        resumed: resumed_id,
+        running: running_id,
+    })
 }
 
 fn sft_run(

@@ -5,6 +5,8 @@
 //! Values come from a fixed seed; times are relative to the moment of loading.
 
 mod curves;
+mod job_logs;
+mod jobs;
 mod llm;
 mod nlp;
 mod nodes;
@@ -13,6 +15,7 @@ mod system;
 mod vision;
 mod writer;
 
+pub use jobs::{live_lines, print_progress};
 pub use nodes::register as register_nodes;
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
 
@@ -35,19 +38,25 @@ const SEED: u64 = 20_240_611;
 /// makes sure the demo users, group and grants exist. Fails (changing nothing) if one of the
 /// demo experiment names is already taken.
 pub fn load(store: &Store) -> Result<(), Error> {
-    store.blocking(|c| {
+    let pending = store.blocking(|c| {
         write(c, |tx| {
             if meta::get(tx, MARKER)?.is_some() {
-                return people::load(tx);
+                people::load(tx)?;
+                return Ok(Vec::new());
             }
             let now = crate::util::now_ms();
             let mut w = writer::Writer::new(tx, SEED);
-            llm::load(&mut w, now)?;
+            let job_runs = llm::load(&mut w, now)?;
             vision::load_resnet(&mut w, now)?;
             vision::load_detection(&mut w, now)?;
             nlp::load(&mut w, now)?;
             people::load(tx)?;
-            meta::set(tx, MARKER, &now.to_string())
+            let pending = jobs::load(tx, &job_runs)?;
+            meta::set(tx, MARKER, &now.to_string())?;
+            Ok(pending)
         })
-    })
+    })?;
+    // The lines live in the log store's own database: stored after the commit (a crash
+    // in between leaves jobs without lines, never lines without a job).
+    jobs::store_logs(store, pending)
 }

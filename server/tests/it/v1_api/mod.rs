@@ -1,5 +1,6 @@
 //! The app API (`/api/v1`) on the real router: shapes, the demo loader, 400s and 404s.
 
+mod demo_jobs;
 mod runs;
 mod series;
 

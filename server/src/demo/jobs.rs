@@ -1,0 +1,255 @@
+//! The demo's jobs: alice's two-node fine-tuning job `sft-7b-lr1e-4` whose first attempt
+//! diverged (traceback) and whose retry finished — bob may view it — and her running job
+//! `sft-13b` on the demo GPU nodes, which bob (a reader of the experiment) may not view, so
+//! its Logs tab shows the access message. Their output lines go to the log store after the
+//! demo's transaction commits; [`live_lines`] keeps the running job printing while the
+//! server runs with `--demo`.
+
+use std::time::Duration;
+
+use api_types::{JobLevel, JobRunStatus, Principal, PrincipalKind};
+
+use super::job_logs::{self, Attempt};
+use super::llm::JobRuns;
+use super::writer::Timeline;
+use super::{people, DEMO_NODES, MINUTE, SEED};
+use crate::jobs::{self, link_attempt, JobRunFilter, NewJobRun};
+use crate::logs::{Batch, NewLine, Stream};
+use crate::permissions::caller_for;
+use crate::store::Conn;
+use crate::{Error, Store};
+
+/// The job whose first attempt failed and whose retry succeeded.
+pub const RETRIED_JOB: &str = "sft-7b-lr1e-4";
+/// The running job bob may not view.
+pub const RUNNING_JOB: &str = "sft-13b";
+/// The running job's MLflow run (written by `llm`).
+const RUNNING_RUN: &str = "sft-13b-lr2e-5";
+/// Seconds per step of the running run (as in `llm`).
+const RUNNING_STEP_MS: i64 = 800;
+
+/// Log lines to store for one attempt once the demo's transaction has committed.
+pub struct PendingLogs {
+    /// The attempt (the log store's key).
+    attempt_id: i64,
+    /// Per node label, its lines.
+    nodes: Vec<(String, Vec<NewLine>)>,
+}
+
+fn run_times(conn: &Conn, run_id: &str) -> Result<(i64, Option<i64>), Error> {
+    let info = crate::tracking::runs::get_info(conn, run_id)?;
+    Ok((info.start_time, info.end_time))
+}
+
+/// Creates the demo jobs, job runs and attempts (linking the runs `llm` wrote) inside the
+/// demo's transaction; answers the lines to store afterwards with [`store_logs`].
+pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
+    let Some(exp) = crate::tracking::experiments::find_id_by_name(conn, people::ALICE_EXPERIMENT)?
+    else {
+        return Ok(Vec::new());
+    };
+    let alice = caller_for(conn, "alice")?;
+    let nodes: Vec<String> = DEMO_NODES.iter().map(|n| (*n).to_owned()).collect();
+    let mut pending = Vec::new();
+
+    // The retried job: attempt 1 diverged at step 5,420, attempt 2 resumed from 5,000.
+    let job = jobs::get_or_create_job(conn, &alice, RETRIED_JOB)?.job;
+    let bob = Principal {
+        kind: PrincipalKind::User,
+        name: "bob".into(),
+    };
+    jobs::set_grant(conn, job.job_id, &bob, JobLevel::CanView)?;
+    let job_run = jobs::create_job_run(
+        conn,
+        &alice,
+        &NewJobRun {
+            job_id: job.job_id,
+            experiment_id: exp,
+            nodes: nodes.clone(),
+            max_retries: 1,
+        },
+    )?;
+    let (failed, resumed) = (&runs.failed, &runs.resumed);
+    let (f_start, _) = run_times(conn, failed)?;
+    let (r_start, r_end) = run_times(conn, resumed)?;
+    link_attempt(conn, job_run, 1, failed)?;
+    link_attempt(conn, job_run, 2, resumed)?;
+    jobs::set_status(conn, job_run, JobRunStatus::Succeeded)?;
+    jobs::set_times(conn, job_run, f_start - 2 * MINUTE, r_end)?;
+    let attempt_1 = Attempt {
+        run_name: "sft-7b-lr1e-4",
+        tl: Timeline {
+            start: f_start,
+            step_ms: 620,
+            first: 0,
+            last: 5_420,
+        },
+        lr: 1e-4,
+        fails_at: Some(5_420),
+        resumed_from: None,
+        running: false,
+    };
+    let attempt_2 = Attempt {
+        run_name: "sft-7b-lr1e-4-resumed",
+        tl: Timeline {
+            start: r_start,
+            step_ms: 620,
+            first: 5_000,
+            last: 12_000,
+        },
+        lr: 5e-5,
+        fails_at: None,
+        resumed_from: Some(5_000),
+        running: false,
+    };
+    for (number, a) in [(1, attempt_1), (2, attempt_2)] {
+        pending.push(pending_for(conn, job_run, number, &a, &nodes)?);
+    }
+
+    // The running job, not shared with bob.
+    let job = jobs::get_or_create_job(conn, &alice, RUNNING_JOB)?.job;
+    let job_run = jobs::create_job_run(
+        conn,
+        &alice,
+        &NewJobRun {
+            job_id: job.job_id,
+            experiment_id: exp,
+            nodes: nodes.clone(),
+            max_retries: 2,
+        },
+    )?;
+    let (start, _) = run_times(conn, &runs.running)?;
+    link_attempt(conn, job_run, 1, &runs.running)?;
+    jobs::set_status(conn, job_run, JobRunStatus::Running)?;
+    jobs::set_times(conn, job_run, start - 2 * MINUTE, None)?;
+    let now = crate::util::now_ms();
+    let a = Attempt {
+        run_name: RUNNING_RUN,
+        tl: Timeline {
+            start,
+            step_ms: RUNNING_STEP_MS,
+            first: 0,
+            last: ((now - start) / RUNNING_STEP_MS).min(12_000),
+        },
+        lr: 2e-5,
+        fails_at: None,
+        resumed_from: None,
+        running: true,
+    };
+    pending.push(pending_for(conn, job_run, 1, &a, &nodes)?);
+    Ok(pending)
+}
+
+fn pending_for(
+    conn: &Conn,
+    job_run: i64,
+    number: u32,
+    a: &Attempt<'_>,
+    nodes: &[String],
+) -> Result<PendingLogs, Error> {
+    let attempt_id = jobs::attempt(conn, job_run, number)?.attempt_id;
+    let nodes = nodes
+        .iter()
+        .enumerate()
+        .map(|(rank, node)| {
+            let seed = SEED ^ ((job_run as u64) << 8) ^ u64::from(number);
+            (node.clone(), job_logs::lines(a, rank, nodes.len(), seed))
+        })
+        .collect();
+    Ok(PendingLogs { attempt_id, nodes })
+}
+
+/// Stores the demo's lines (idempotent: a second call stores nothing, by sequence number).
+pub fn store_logs(store: &Store, pending: Vec<PendingLogs>) -> Result<(), Error> {
+    for p in pending {
+        for (node, lines) in p.nodes {
+            for (i, chunk) in lines.chunks(20_000).enumerate() {
+                store.logs().ingest(Batch {
+                    job_run_id: p.attempt_id,
+                    node: node.clone(),
+                    first_seq: (i * 20_000) as u64,
+                    lines: chunk.to_vec(),
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// While the server runs with `--demo`: the running demo job keeps printing, a progress
+/// line per node every 2 s and a checkpoint now and then, so its Logs tab follows live.
+pub async fn live_lines(store: Store) {
+    let mut tick = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        tick.tick().await;
+        let s = store.clone();
+        let done = tokio::task::spawn_blocking(move || print_progress(&s)).await;
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!("demo live log lines: {e}"),
+            Err(e) => tracing::warn!("demo live log lines: {e}"),
+        }
+    }
+}
+
+/// One round of [`live_lines`]: a progress line per node of the running demo job (and a
+/// heartbeat line every 30 s), each node's sequence numbers continuing from the store's.
+pub fn print_progress(store: &Store) -> Result<(), Error> {
+    let found = store.blocking(|c| {
+        let alice = caller_for(c, "alice")?;
+        let active = JobRunFilter {
+            all_status: false,
+            limit: jobs::MAX_LIST_LIMIT,
+        };
+        let Some(run) = jobs::list_job_runs(c, &alice, active)?
+            .into_iter()
+            .filter(|r| r.job.name == RUNNING_JOB)
+            .find_map(|r| r.attempts.last().map(|a| a.run_id.clone()))
+        else {
+            return Ok(None);
+        };
+        let (start, _) = run_times(c, &run)?;
+        Ok(jobs::attempt_of_run(c, &run)?.map(|a| (a, start)))
+    })?;
+    let Some((attempt, start)) = found else {
+        return Ok(());
+    };
+    if !attempt.status.is_active() {
+        return Ok(());
+    }
+    let now = crate::util::now_ms();
+    let step = (now - start) / RUNNING_STEP_MS;
+    let states = store
+        .logs()
+        .read(|c| crate::logs::store::nodes(c, attempt.attempt_id))?;
+    for (rank, node) in attempt.nodes.iter().enumerate() {
+        let next = states
+            .iter()
+            .find(|s| &s.node == node)
+            .map_or(0, |s| s.next_seq);
+        let loss = 0.93 + 1.9 * (-(step as f64) / 2_500.0).exp();
+        let mut lines = vec![NewLine {
+            ts_ms: now,
+            stream: Stream::Stderr,
+            text: format!(
+                "{} INFO trainer: [rank{rank}] step {step}/12000 loss={loss:.4} lr=2.000e-05 tokens/s={}",
+                job_logs::stamp(now),
+                17_900 + (now / 7 % 700)
+            ),
+        }];
+        if (now / 2_000) % 15 == 0 {
+            lines.push(NewLine {
+                ts_ms: now + 1,
+                stream: Stream::Stdout,
+                text: format!("\u{1b}[32m✔ heartbeat\u{1b}[0m rank {rank} healthy at step {step}"),
+            });
+        }
+        store.logs().ingest(Batch {
+            job_run_id: attempt.attempt_id,
+            node: node.clone(),
+            first_seq: next,
+            lines,
+        })?;
+    }
+    Ok(())
+}
