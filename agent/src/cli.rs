@@ -1,5 +1,7 @@
 //! The command line: `runlens-agent serve ...` and `runlens-agent run ... -- CMD`.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
 /// The runlens node agent: samples this node's GPUs and host and serves them over HTTP.
@@ -16,7 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Sample GPUs and host, serve GET /v1/gpus and GET /metrics.
     Serve(ServeArgs),
-    /// Run a command as an MLflow run, logging this node's GPUs and host as system metrics.
+    /// Run a command as a job run: each attempt an MLflow run, its output shipped as log
+    /// lines, this node's GPUs and host logged as system metrics.
     Run(RunArgs),
 }
 
@@ -65,22 +68,59 @@ pub struct ServeArgs {
 /// The options of `runlens-agent run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// runlens (or MLflow) server, e.g. http://10.0.0.1:8080.
+    /// runlens server, e.g. http://10.0.0.1:8080.
     #[arg(long, env = "RUNLENS_SERVER", value_name = "URL")]
     pub server: String,
     /// API token, sent as Authorization: Bearer and given to CMD as MLFLOW_TRACKING_TOKEN.
     #[arg(long, env = "RUNLENS_TOKEN", hide_env_values = true, value_name = "T")]
     pub token: Option<String>,
-    /// Experiment to log into (created when missing).
-    #[arg(long, value_name = "NAME")]
-    pub experiment: String,
-    /// Name of the run [default: chosen by the server].
-    #[arg(long, value_name = "N")]
+    /// Experiment whose runs the attempts are (created when missing).
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "join",
+        conflicts_with = "join"
+    )]
+    pub experiment: Option<String>,
+    /// Name of the first attempt's run (later attempts add -attempt-N) [default: chosen by
+    /// the server].
+    #[arg(long, value_name = "N", conflicts_with = "join")]
     pub run_name: Option<String>,
-    /// This node's name, in the metric keys (system/NODE/...) and the runlens.nodes tag
-    /// [default: the host name].
-    #[arg(long, value_name = "NAME")]
+    /// The job to submit a run of (created when missing) [default: the experiment's name].
+    #[arg(long, value_name = "NAME", conflicts_with = "join")]
+    pub job: Option<String>,
+    /// Start K processes on this machine as the K nodes of the job run.
+    #[arg(long, value_name = "K", default_value_t = 1, conflicts_with = "join",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub nodes: u32,
+    /// How many times a failed attempt is retried (each retry a new attempt: a new MLflow
+    /// run in the same experiment).
+    #[arg(long, value_name = "R", default_value_t = 0, conflicts_with = "join",
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_retries: u32,
+    /// This node's name: the node label (with --nodes K > 1, NAME-0 .. NAME-(K-1)), in the
+    /// metric keys (system/LABEL/...) [default: the host name].
+    #[arg(long, value_name = "NAME", conflicts_with = "join")]
     pub node_name: Option<String>,
+    /// Attach CMD as a node of this existing job run (its latest attempt), e.g. on another
+    /// machine; needs --node.
+    #[arg(long, value_name = "JOB_RUN_ID", requires = "node")]
+    pub join: Option<i64>,
+    /// The node label CMD joins as (with --join).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "join",
+        conflicts_with = "experiment"
+    )]
+    pub node: Option<String>,
+    /// Where lines wait on disk before they are sent [default: $XDG_STATE_HOME, else
+    /// ~/.local/state, /runlens-agent/spool].
+    #[arg(long, value_name = "DIR")]
+    pub spool_dir: Option<PathBuf>,
+    /// At the end, how long to wait at most for every line to be shipped.
+    #[arg(long, value_name = "S", default_value_t = 120)]
+    pub drain_timeout_secs: u64,
     /// Seconds between samples logged as system metrics (at least 1).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub interval_secs: u64,
@@ -140,5 +180,103 @@ mod tests {
         );
         let zero = [&base[..], &["--interval-secs", "0", "--", "true"]].concat();
         assert!(parse(&zero).is_err());
+        assert_eq!(
+            (args.nodes, args.max_retries, args.drain_timeout_secs),
+            (1, 0, 120)
+        );
+        assert!(args.job.is_none() && args.join.is_none() && args.spool_dir.is_none());
+    }
+
+    #[test]
+    fn run_submits_or_joins() {
+        let parse = |args: &[&str]| Cli::try_parse_from([&["runlens-agent", "run"], args].concat());
+        let ok = |args: &[&str]| match parse(args).map(|c| c.command) {
+            Ok(Command::Run(run)) => run,
+            other => panic!("{args:?}: {other:?}"),
+        };
+        let run = ok(&[
+            "--server",
+            "http://s",
+            "--experiment",
+            "e",
+            "--nodes",
+            "2",
+            "--max-retries",
+            "3",
+            "--job",
+            "j",
+            "--spool-dir",
+            "/tmp/x",
+            "--",
+            "true",
+        ]);
+        assert_eq!((run.nodes, run.max_retries), (2, 3));
+        assert_eq!(run.job.as_deref(), Some("j"));
+        let join = ok(&[
+            "--server", "http://s", "--join", "7", "--node", "w1", "--", "true",
+        ]);
+        assert_eq!((join.join, join.node.as_deref()), (Some(7), Some("w1")));
+        assert!(join.experiment.is_none());
+        for bad in [
+            &["--server", "http://s", "--", "true"][..],
+            &["--server", "http://s", "--join", "7", "--", "true"],
+            &[
+                "--server",
+                "http://s",
+                "--experiment",
+                "e",
+                "--node",
+                "w",
+                "--",
+                "true",
+            ],
+            &[
+                "--server",
+                "http://s",
+                "--join",
+                "7",
+                "--node",
+                "w",
+                "--experiment",
+                "e",
+                "--",
+                "t",
+            ],
+            &[
+                "--server", "http://s", "--join", "7", "--node", "w", "--nodes", "2", "--", "t",
+            ],
+            &[
+                "--server",
+                "http://s",
+                "--experiment",
+                "e",
+                "--nodes",
+                "0",
+                "--",
+                "true",
+            ],
+            &[
+                "--server",
+                "http://s",
+                "--experiment",
+                "e",
+                "--nodes",
+                "257",
+                "--",
+                "true",
+            ],
+            &[
+                "--server",
+                "http://s",
+                "--experiment",
+                "e",
+                "--max-retries",
+                "101",
+                "--",
+                "t",
+            ],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! runlens-agent: samples a node's GPUs (NVML) and host (`sysinfo`) into a bounded history
 //! and serves them as JSON (`GET /v1/gpus`) and in the Prometheus text format
 //! (`GET /metrics`, DCGM exporter names), registering with the runlens server when asked;
-//! `run` launches a command as an MLflow run and logs the node's samples into it as system
+//! `run` launches a command as a job run (each attempt an MLflow run), ships its output
+//! line by line through a disk spool, and logs the node's samples into the run as system
 //! metrics.
 
 pub mod cli;

@@ -1,6 +1,6 @@
 //! The MLflow tracking calls `run` makes (`/api/2.0/mlflow/...`), so it works against
-//! runlens or any MLflow server: get-or-create the experiment, create the run, log system
-//! metrics in batches, and end the run.
+//! runlens or any MLflow server: get-or-create the experiment, tag the run, log system
+//! metrics in batches, and end the run (the runlens server creates each attempt's run).
 
 use reqwest::StatusCode;
 use serde::de::IgnoredAny;
@@ -47,21 +47,6 @@ struct Experiment {
 #[derive(Deserialize)]
 struct Created {
     experiment_id: String,
-}
-
-#[derive(Deserialize)]
-struct RunAnswer {
-    run: Run,
-}
-
-#[derive(Deserialize)]
-struct Run {
-    info: RunInfo,
-}
-
-#[derive(Deserialize)]
-struct RunInfo {
-    run_id: String,
 }
 
 /// The body of `runs/log-batch` (serialized straight from the metrics, no JSON tree).
@@ -115,31 +100,17 @@ impl Tracking {
         }
     }
 
-    /// Creates a run in `experiment_id` started at `start_ms` with `tags`; its id.
-    pub async fn create_run(
-        &self,
-        experiment_id: &str,
-        run_name: Option<&str>,
-        start_ms: i64,
-        tags: &[(&str, &str)],
-    ) -> Result<String, ClientError> {
+    /// Sets `tags` on run `run_id` (one `runs/log-batch` call).
+    pub async fn set_tags(&self, run_id: &str, tags: &[(&str, &str)]) -> Result<(), ClientError> {
         let tags: Vec<_> = tags
             .iter()
             .map(|(key, value)| json!({"key": key, "value": value}))
             .collect();
-        let mut body = json!({
-            "experiment_id": experiment_id,
-            "start_time": start_ms,
-            "tags": tags,
-        });
-        if let Some(name) = run_name {
-            body["run_name"] = json!(name);
-        }
-        let answer: RunAnswer = self
-            .client
-            .post(&format!("{API}/runs/create"), &body)
-            .await?;
-        Ok(answer.run.info.run_id)
+        let body = json!({"run_id": run_id, "tags": tags});
+        self.client
+            .post::<_, IgnoredAny>(&format!("{API}/runs/log-batch"), &body)
+            .await
+            .map(drop)
     }
 
     /// Logs `metrics` (at most 1000) into run `run_id`.

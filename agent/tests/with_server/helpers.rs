@@ -252,11 +252,12 @@ pub struct Agent {
     child: Child,
     out: PathBuf,
     err: PathBuf,
-    _logs: tempfile::TempDir,
+    logs: tempfile::TempDir,
 }
 
 impl Agent {
-    /// Starts `runlens-agent <args>` with stdin closed and no RUNLENS_* from the caller.
+    /// Starts `runlens-agent <args>` with stdin closed, no RUNLENS_* from the caller and
+    /// its state (the log spool) in a directory of its own ([`Agent::spool_dir`]).
     pub fn start(args: &[&str]) -> Agent {
         let logs = tempfile::tempdir().expect("tempdir");
         let out = logs.path().join("stdout");
@@ -267,6 +268,7 @@ impl Agent {
             .env_remove("RUNLENS_TOKEN")
             .env_remove("RUNLENS_AGENT_TOKEN")
             .env("RUST_LOG", "info")
+            .env("XDG_STATE_HOME", logs.path())
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out).expect("stdout file"))
             .stderr(std::fs::File::create(&err).expect("stderr file"))
@@ -276,13 +278,18 @@ impl Agent {
             child,
             out,
             err,
-            _logs: logs,
+            logs,
         }
     }
 
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The default spool directory of this agent (under its own `XDG_STATE_HOME`).
+    pub fn spool_dir(&self) -> PathBuf {
+        self.logs.path().join("runlens-agent/spool")
     }
 
     /// What it printed on stdout so far.
@@ -350,4 +357,79 @@ pub fn eventually<T>(limit: Duration, what: &str, mut check: impl FnMut() -> Opt
 pub fn venv_python() -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
     python.is_file().then_some(python)
+}
+
+/// Every log line of run `run_id` (optionally of one node), oldest first, through
+/// `GET /api/v1/runs/{id}/logs`, page by page.
+pub fn all_log_lines(server: &TestServer, run_id: &str, node: Option<&str>) -> Vec<Value> {
+    let filter = node.map(|n| format!("&node={n}")).unwrap_or_default();
+    let mut position = "earliest=true".to_owned();
+    let mut lines = Vec::new();
+    loop {
+        let page = server.ok(
+            "GET",
+            &format!("/api/v1/runs/{run_id}/logs?{position}&limit=10000{filter}"),
+            None,
+        );
+        lines.extend(page["lines"].as_array().cloned().unwrap_or_default());
+        match page["newer"].as_str() {
+            Some(cursor) => position = format!("after={cursor}"),
+            None => return lines,
+        }
+    }
+}
+
+/// (seq, stream, text) of each line of `node` in `lines`, by sequence number.
+pub fn node_lines(lines: &[Value], node: &str) -> Vec<(u64, String, String)> {
+    let mut out: Vec<(u64, String, String)> = lines
+        .iter()
+        .filter(|l| l["node"] == node)
+        .map(|l| {
+            (
+                l["seq"].as_u64().expect("seq"),
+                l["stream"].as_str().unwrap_or_default().to_owned(),
+                l["text"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    out.sort_by_key(|l| l.0);
+    out
+}
+
+/// The job run of a run (from its `runlens.job_run_id` tag), as `GET /api/v1/job-runs/{id}`.
+pub fn job_run_of(server: &TestServer, run: &Value) -> Value {
+    let id = tag(run, "runlens.job_run_id").expect("runlens.job_run_id tag");
+    server.ok("GET", &format!("/api/v1/job-runs/{id}"), None)
+}
+
+/// `runlens-agent run` against `server` into experiment `exp` (node name `n`, 1 s
+/// interval, 1 simulated GPU) with `extra` flags, running `cmd`.
+pub fn job_agent(server: &TestServer, exp: &str, extra: &[&str], cmd: &[&str]) -> Agent {
+    let url = server.url();
+    let mut args = vec![
+        "run",
+        "--server",
+        &url,
+        "--token",
+        &server.token,
+        "--experiment",
+        exp,
+        "--node-name",
+        "n",
+        "--interval-secs",
+        "1",
+        "--simulate-gpus",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(cmd);
+    Agent::start(&args)
+}
+
+/// The files in `dir` (none when it does not exist).
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default()
 }
