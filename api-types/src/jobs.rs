@@ -269,4 +269,3 @@ pub struct RunJobInfo {
     /// Lines older than this time (ms) were purged by retention; `None` when none were.
     pub logs_expired_through: Option<i64>,
 }
-

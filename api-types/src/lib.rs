@@ -18,8 +18,8 @@ pub use auth::{
     Principal, PrincipalKind, TokenInfo,
 };
 pub use error::{ApiError, ErrorCode};
-pub use jobs::{JobLevel, JobRunStatus};
 pub use experiments::{ExperimentDetail, ExperimentList, ExperimentSort, ExperimentSummary};
+pub use jobs::{JobLevel, JobRunStatus};
 pub use metrics::{MetricSeries, SeriesPoint, XAxis};
 pub use query::{
     ExperimentListQuery, PrincipalQuery, RevokeQuery, RunTableQuery, RunView, SeriesQuery,

@@ -9,6 +9,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 
 use super::guard::LogsGuard;
@@ -91,9 +92,11 @@ async fn stream_lines(logs: LogStore, key: i64, filter: Filter) -> Result<Body, 
     started_rx
         .await
         .map_err(|_| Error::Internal("log download task ended before it started".into()))??;
+    // Fused: the compression layer polls the body once more after it has ended.
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|block| (block, rx))
-    });
+    })
+    .fuse();
     Ok(Body::from_stream(stream))
 }
 

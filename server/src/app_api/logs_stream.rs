@@ -23,7 +23,7 @@ use api_types::JobRunStatus;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use memchr::memmem::Finder;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -108,9 +108,11 @@ pub async fn stream_logs(
         behind: true,
         pending: VecDeque::from([status_event(status).id(wire::follow_cursor(cursor))]),
     };
+    // Fused, so a layer that polls once more after the end finds it ended.
     let stream = futures_util::stream::unfold(follower, |mut f| async move {
         f.next_event().await.map(|e| (Ok(e), f))
-    });
+    })
+    .fuse();
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive")))
 }
 

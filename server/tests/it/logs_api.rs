@@ -711,6 +711,22 @@ async fn logs_download_is_exactly_the_filtered_lines() {
         .map(|l| l.splitn(4, ' ').nth(3).unwrap())
         .collect();
     assert_eq!(downloaded, paged);
+    // A browser asks for gzip: the compressed body is complete and decodes to the same
+    // text (the compression layer polls the body once more after its end).
+    let r = s
+        .http
+        .get(format!("{}/api/v1/runs/{run}/logs/download", s.base))
+        .bearer_auth(&s.admin)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    let gz = r.bytes().await.expect("the whole gzip body");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
+    assert_eq!(text, all);
     // Filtered: one node, a level, a search, a time range.
     let r = s
         .send(
