@@ -7,10 +7,14 @@
 
 mod auth;
 mod http;
+mod jobs;
+mod logs;
 mod nodes;
 mod tracking;
 
 pub use auth::*;
 pub use http::{on_unauthenticated, set_csrf_token, ApiError, ErrorCode};
+pub use jobs::*;
+pub use logs::*;
 pub use nodes::*;
 pub use tracking::*;

@@ -1,5 +1,7 @@
-//! Row virtualisation: with a fixed row height, only the rows inside the scrolled viewport
-//! (plus a small overscan) are rendered; spacers stand in for the rest.
+//! Row virtualisation: only the rows inside the scrolled viewport (plus a small overscan)
+//! are rendered; spacers stand in for the rest. Rows have one fixed height
+//! ([`visible_range`], the runs table) or each its own measured height
+//! ([`variable_range`] over [`offsets`], the log lines, which wrap).
 //!
 //! Hand-written on purpose: leptos-use (0.20, the leptos 0.8 line) has no virtual list, and
 //! its `use_scroll` would only replace the two-line [`VirtualScroll::measure`] while adding
@@ -25,6 +27,27 @@ pub fn visible_range(scroll_top: f64, viewport: f64, row_h: f64, count: usize) -
     let start = first.saturating_sub(OVERSCAN).min(count);
     let end = (first + rows + OVERSCAN).min(count);
     start..end
+}
+
+/// The top offset of each row and, last, the total height: `heights.len() + 1` values.
+pub fn offsets(heights: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut acc = 0.0;
+    let mut out = vec![0.0];
+    for h in heights {
+        acc += h;
+        out.push(acc);
+    }
+    out
+}
+
+/// Row indices to render for a viewport over rows of varying height (`offsets` as given
+/// by [`offsets`]).
+pub fn variable_range(offsets: &[f64], scroll_top: f64, viewport: f64) -> Range<usize> {
+    let count = offsets.len().saturating_sub(1);
+    // First row whose bottom is below the top edge; first row starting below the bottom.
+    let first = offsets[1..].partition_point(|&bottom| bottom <= scroll_top);
+    let past = offsets[..count].partition_point(|&top| top < scroll_top + viewport);
+    first.saturating_sub(OVERSCAN).min(count)..(past + OVERSCAN).min(count)
 }
 
 /// Scroll state of a virtualised container.
@@ -81,5 +104,25 @@ mod tests {
         assert_eq!(visible_range(1e9, 600.0, 36.0, 10), 10..10);
         assert_eq!(visible_range(0.0, 600.0, 36.0, 0), 0..0);
         assert_eq!(visible_range(0.0, 600.0, 36.0, 3), 0..3);
+    }
+
+    #[test]
+    fn variable_heights_render_only_the_window() {
+        // 100,000 rows of 20 px, but row 10 wraps to 100 px.
+        let o = offsets((0..100_000).map(|i| if i == 10 { 100.0 } else { 20.0 }));
+        assert_eq!(o.len(), 100_001);
+        assert_eq!(o[11], 300.0);
+        assert_eq!(*o.last().unwrap(), 2_000_080.0);
+        assert_eq!(variable_range(&o, 0.0, 200.0), 0..(10 + OVERSCAN));
+        // Scrolled into the tall row: it stays rendered.
+        let r = variable_range(&o, 250.0, 200.0);
+        assert!(r.contains(&10) && r.len() <= 9 + 2 * OVERSCAN, "{r:?}");
+        let r = variable_range(&o, 1_000_000.0, 600.0);
+        assert!(r.len() <= 31 + 2 * OVERSCAN, "{r:?}");
+        assert_eq!(variable_range(&offsets([]), 0.0, 600.0), 0..0);
+        assert_eq!(
+            variable_range(&o, 1e12, 600.0),
+            (100_000 - OVERSCAN)..100_000
+        );
     }
 }

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A tab of the run page. The default tab has no `?tab=` value. To add one (logs, system
-/// metrics, artifacts…): a variant here, its spelling in [`RunTab::value`], [`RunTab::ALL`]
-/// and [`RunTab::label`], and its content in `pages::run`.
+/// A tab of the run page. The default tab has no `?tab=` value. To add one (artifacts…):
+/// a variant here, its spelling in [`RunTab::value`], [`RunTab::ALL`] and
+/// [`RunTab::label`], and its content in `pages::run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RunTab {
     /// Parameters, tags and latest metric values (no `?tab=`).
@@ -15,6 +15,9 @@ pub enum RunTab {
     /// The `system/...` metrics grouped into GPU, CPU, memory, disk and network
     /// (`?tab=system`).
     System,
+    /// The output of the job that produced the run, live, with filters in the URL
+    /// (`?tab=logs`).
+    Logs,
 }
 
 /// A `?tab=` value that names no tab of the run page.
@@ -24,7 +27,12 @@ pub struct UnknownTab(pub String);
 
 impl RunTab {
     /// Every tab, in the order they are shown.
-    pub const ALL: [RunTab; 3] = [RunTab::Overview, RunTab::Metrics, RunTab::System];
+    pub const ALL: [RunTab; 4] = [
+        RunTab::Overview,
+        RunTab::Metrics,
+        RunTab::System,
+        RunTab::Logs,
+    ];
 
     /// The tab named by `?tab=` (absent or empty: the default tab).
     pub fn from_query(value: Option<&str>) -> Result<Self, UnknownTab> {
@@ -40,6 +48,7 @@ impl RunTab {
             RunTab::Overview => "overview",
             RunTab::Metrics => "metrics",
             RunTab::System => "system",
+            RunTab::Logs => "logs",
         }
     }
 
@@ -55,6 +64,7 @@ impl RunTab {
             RunTab::Overview => "Overview",
             RunTab::Metrics => "Metrics",
             RunTab::System => "System metrics",
+            RunTab::Logs => "Logs",
         }
     }
 }
@@ -92,16 +102,20 @@ mod tests {
         assert_eq!(RunTab::from_query(Some("system")), Ok(RunTab::System));
         assert_eq!(RunTab::System.label(), "System metrics");
         assert_eq!(RunTab::Overview.query_value(), None);
+        assert_eq!(RunTab::from_query(Some("logs")), Ok(RunTab::Logs));
+        assert_eq!(RunTab::Logs.label(), "Logs");
     }
 
     #[test]
     fn unknown_tabs_are_errors_not_the_metrics_tab() {
-        for bad in ["logs", "Metrics", "metrics ", "artifacts", "System"] {
+        for bad in ["Logs", "Metrics", "metrics ", "artifacts", "System"] {
             assert_eq!(
                 RunTab::from_query(Some(bad)),
                 Err(UnknownTab(bad.to_owned()))
             );
         }
-        assert!(UnknownTab("logs".into()).to_string().contains("“logs”"));
+        assert!(UnknownTab("artifacts".into())
+            .to_string()
+            .contains("“artifacts”"));
     }
 }

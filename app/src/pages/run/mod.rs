@@ -2,8 +2,12 @@
 //! an unknown tab shows a not-found; chart options are in the URL too, see [`metrics`]).
 //! A run tagged `runlens.nodes` has a "GPUs" button opening the GPU panel of those nodes
 //! beside the tabs (`?gpus=1` keeps it open in a shared link; `?poll=&idle=` as on `/gpus`).
+//! A run produced by a job shows the job above the tabs ([`job_header`]) and its output
+//! in the Logs tab ([`logs`]).
 
 mod gpus;
+mod job_header;
+mod logs;
 mod metrics;
 mod overview;
 mod system;
@@ -18,6 +22,8 @@ use crate::components::status_badge::StatusBadge;
 use crate::hooks::use_query_state;
 use crate::routes::{AppRoute, RunTab, UnknownTab};
 use gpus::{run_nodes, GpuSidePanel};
+use job_header::JobHeader;
+use logs::LogsTab;
 use metrics::MetricsTab;
 use overview::Overview;
 use system::SystemTab;
@@ -86,6 +92,16 @@ fn RunView(
     let has_nodes = !nodes.is_empty();
     let gpus_open = Signal::derive(move || has_nodes && qs.get("gpus").is_some_and(|v| v == "1"));
     let toggle_gpus = move |_| qs.set("gpus", (!gpus_open.get_untracked()).then(|| "1".to_owned()));
+    let job = {
+        let id = run.run_id.clone();
+        LocalResource::new(move || api::get_run_job(id.clone()))
+    };
+    let header = move || {
+        job.get()
+            .and_then(|r| r.ok())
+            .and_then(|j| j.job)
+            .map(|info| view! { <JobHeader info=info /> })
+    };
     let tabs = RunTab::ALL
         .map(|t| view! { <Tab tab=t current=tab on_select=on_select /> })
         .collect_view();
@@ -107,6 +123,7 @@ fn RunView(
                     class:selected=move || gpus_open.get() on:click=toggle_gpus>"GPUs"</button>
             })}
         </div>
+        {header}
         <div class="run-layout" class:with-side=move || gpus_open.get()>
             <div class="run-main">
                 <div class="tabs" role="tablist">{tabs}</div>
@@ -115,6 +132,7 @@ fn RunView(
                         Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() /> }.into_any(),
                         Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::System) => view! { <SystemTab run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
+                        Ok(RunTab::Logs) => view! { <LogsTab run_id=run_id.clone() job=job /> }.into_any(),
                         Err(e) => unknown_tab(&e).into_any(),
                     }}
                 </div>
