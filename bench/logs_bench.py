@@ -32,6 +32,7 @@ Writes (or replaces) the "## Logs" section of docs/BENCHMARKS.md.
 
 import argparse
 import json
+import multiprocessing
 import re
 import os
 import statistics
@@ -51,6 +52,7 @@ RUNLENS = ROOT / "target" / "release" / "runlens"
 AIM_VENV = ROOT / "bench" / ".venv-aim"
 DOC = ROOT / "docs" / "BENCHMARKS.md"
 SECTION = "## Logs"
+RESULTS = ROOT / "bench" / "logs_results.json"
 BATCH = 5_000
 WORDS = ["loss", "epoch", "step", "grad_norm", "lr", "throughput", "tokens", "eval", "ckpt", "sync"]
 
@@ -328,35 +330,40 @@ def measure_flood(server, api: Api, seconds: float, flood_rate: float | None) ->
     metric_rate(api, run_id, 2)  # warm-up: the 1,000 series exist from here on
     alone = metric_rate(api, run_id, seconds)
     job_run, _ = api.job_run(f"bench-flood-{flood_rate}", ["flood-0"])
-    sent = [0]
-    stop = threading.Event()
-
-    def flood():
-        bodies = batch_bodies("flood-0", 4)
-        s = requests.Session()
-        s.headers.update(api.s.headers)
-        s.headers["Content-Type"] = "application/json"
-        seq, b, t0 = 0, 0, time.monotonic()
-        while not stop.is_set():
-            head, tail = bodies[b % len(bodies)]
-            s.post(f"{api.url}/api/v1/job-runs/{job_run}/attempts/1/logs", data=head + str(seq).encode() + tail,
-                   timeout=120).raise_for_status()
-            seq += BATCH
-            b += 1
-            if flood_rate:
-                wait = t0 + seq / flood_rate - time.monotonic()
-                if wait > 0:
-                    time.sleep(wait)
-        sent[0] = seq
-
-    t = threading.Thread(target=flood)
-    t.start()
+    # The flood runs in its own process: a thread of this one would take the GIL from the
+    # metric client and slow it down by itself.
+    sent = multiprocessing.Value("q", 0)
+    stop = multiprocessing.Event()
+    proc = multiprocessing.Process(target=flood, args=(api.url, dict(api.s.headers), job_run, flood_rate,
+                                                       stop, sent))
+    proc.start()
     time.sleep(1)
     t0 = time.monotonic()
     flooded = metric_rate(api, run_id, seconds)
     stop.set()
-    t.join()
-    return {"alone": alone, "flooded": flooded, "flood_lines_per_s": sent[0] / (time.monotonic() - t0 + 1)}
+    proc.join()
+    elapsed = time.monotonic() - t0 + 1
+    return {"alone": alone, "flooded": flooded, "flood_lines_per_s": sent.value / elapsed}
+
+
+def flood(url: str, headers: dict, job_run: int, rate: float | None, stop, sent) -> None:
+    """Posts batches of the `flood-0` node until `stop`, at `rate` lines/s (or unthrottled)."""
+    bodies = batch_bodies("flood-0", 4)
+    s = requests.Session()
+    s.headers.update(headers)
+    s.headers["Content-Type"] = "application/json"
+    seq, b, t0 = 0, 0, time.monotonic()
+    while not stop.is_set():
+        head, tail = bodies[b % len(bodies)]
+        s.post(f"{url}/api/v1/job-runs/{job_run}/attempts/1/logs", data=head + str(seq).encode() + tail,
+               timeout=120).raise_for_status()
+        seq += BATCH
+        b += 1
+        sent.value = seq
+        if rate:
+            wait = t0 + seq / rate - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
 
 
 def until_visible(fetch, marker: bytes, timeout: float) -> float | None:
@@ -524,6 +531,8 @@ def main() -> None:
     p.add_argument("--follow-lines", type=int, default=50_000)
     p.add_argument("--follow-rate", type=float, default=5_000, help="lines/s while 100 follow")
     p.add_argument("--no-aim", action="store_true")
+    p.add_argument("--keep-aim", action="store_true",
+                   help="with --no-aim: report the Aim comparison of the last run (bench/logs_results.json)")
     p.add_argument("--no-build", action="store_true")
     p.add_argument("--no-write", action="store_true")
     args = p.parse_args()
@@ -561,6 +570,10 @@ def main() -> None:
         if not args.no_aim:
             r["aim"] = measure_aim_1m(args.aim_lines, work)
             print(f"[logs] aim 1M {r['aim']}", flush=True)
+    if args.no_aim and args.keep_aim and RESULTS.exists():
+        last = json.loads(RESULTS.read_text())
+        r.update({k: last[k] for k in ("aim", "ours_1m") if k in last})
+    RESULTS.write_text(json.dumps(r, indent=1, default=str))
     text = render(r, args)
     print(text)
     if not args.no_write:
