@@ -14,6 +14,7 @@ pub mod permissions;
 pub mod routes;
 pub mod serve;
 pub mod spa;
+pub mod sqlite;
 pub mod store;
 pub mod tracking;
 pub mod util;

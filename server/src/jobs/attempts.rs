@@ -7,8 +7,7 @@ use api_types::{JobLevel, Level};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::access::{job_level, managers};
-use super::runs::{nodes, status};
-use super::{status_from_db, AttemptRef};
+use super::{nodes, status, status_from_db, AttemptRef};
 use crate::auth::Caller;
 use crate::permissions::require_experiment;
 use crate::tracking::runs::{self, NewRun};

@@ -28,6 +28,9 @@ pub use runs::{
 };
 
 use api_types::{JobLevel, JobRunStatus};
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::Error;
 
 /// One attempt of a job run with what the log routes need of its job run and job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,4 +91,22 @@ pub(crate) fn status_from_db(s: &str) -> rusqlite::Result<JobRunStatus> {
             format!("unknown job run status {s:?}").into(),
         )
     })
+}
+
+/// The node labels of a job run, in the order they were added.
+pub(crate) fn nodes(conn: &Connection, job_run_id: i64) -> Result<Vec<String>, Error> {
+    let mut stmt = conn
+        .prepare_cached("SELECT node FROM job_run_nodes WHERE job_run_id = ?1 ORDER BY position")?;
+    let rows = stmt.query_map([job_run_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The status of job run `job_run_id` (404 when unknown).
+pub(crate) fn status(conn: &Connection, job_run_id: i64) -> Result<JobRunStatus, Error> {
+    let s: String = conn
+        .prepare_cached("SELECT status FROM job_runs WHERE job_run_id = ?1")?
+        .query_row([job_run_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("job run '{job_run_id}' does not exist")))?;
+    Ok(status_from_db(&s)?)
 }

@@ -6,7 +6,7 @@ use api_types::{JobRunStatus, Level};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::attempts::{attempts, latest_attempt_run, set_nodes_tag};
-use super::status_from_db;
+use super::{nodes, status, status_from_db};
 use crate::auth::Caller;
 use crate::permissions::require_experiment;
 use crate::store::sql::{json_array, json_list};
@@ -105,24 +105,6 @@ pub fn job_of_job_run(conn: &Connection, job_run_id: i64) -> Result<i64, Error> 
         .query_row([job_run_id], |r| r.get(0))
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("job run '{job_run_id}' does not exist")))
-}
-
-/// The node labels of a job run, in the order they were added.
-pub(crate) fn nodes(conn: &Connection, job_run_id: i64) -> Result<Vec<String>, Error> {
-    let mut stmt = conn
-        .prepare_cached("SELECT node FROM job_run_nodes WHERE job_run_id = ?1 ORDER BY position")?;
-    let rows = stmt.query_map([job_run_id], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The status of job run `job_run_id` (404 when unknown).
-pub(crate) fn status(conn: &Connection, job_run_id: i64) -> Result<JobRunStatus, Error> {
-    let s: String = conn
-        .prepare_cached("SELECT status FROM job_runs WHERE job_run_id = ?1")?
-        .query_row([job_run_id], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| Error::NotFound(format!("job run '{job_run_id}' does not exist")))?;
-    Ok(status_from_db(&s)?)
 }
 
 /// One job run with its nodes and attempts; 404 when unknown.

@@ -76,7 +76,7 @@ use std::time::Duration;
 use r2d2_sqlite::SqliteConnectionManager;
 use tokio::sync::watch;
 
-use crate::store::Conn;
+use crate::sqlite::Conn;
 use crate::Error;
 
 pub use level::Level;

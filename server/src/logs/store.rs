@@ -8,7 +8,7 @@ use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
 use super::{Ack, Batch, Gap};
-use crate::store::{sql, switch_to_wal, Conn, BUSY_TIMEOUT};
+use crate::sqlite::{sql, switch_to_wal, Conn, BUSY_TIMEOUT};
 use crate::util::now_ms;
 use crate::Error;
 

@@ -6,28 +6,22 @@
 
 pub mod meta;
 mod migrate;
-pub mod sql;
 #[cfg(test)]
 mod tests;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 
+pub use crate::sqlite::{sql, Conn};
 pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
 
+use crate::sqlite::{switch_to_wal, BUSY_TIMEOUT};
+
 use crate::error::Error;
-
-/// The connection domain functions take (`tracking::runs::get(conn, ..)`). Handlers, the
-/// CLI and the demo name only this alias, never the driver, so a PostgreSQL store can
-/// replace it without touching them.
-pub type Conn = rusqlite::Connection;
-
-/// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
-pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Connections in the pool.
 const POOL_SIZE: u32 = 8;
@@ -156,26 +150,6 @@ fn configure(c: &mut Connection) -> rusqlite::Result<()> {
          PRAGMA foreign_keys = ON;
          PRAGMA cache_size = -32000;",
     )
-}
-
-/// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
-/// too) and returns the journal mode now in force. SQLite answers this PRAGMA with
-/// `SQLITE_BUSY` at once, without the busy handler, while another process opening the same
-/// new file holds a lock, so it is retried here for as long as the busy timeout allows.
-pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
-    let deadline = Instant::now() + BUSY_TIMEOUT;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
-            {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            other => return other,
-        }
-    }
 }
 
 /// Creates experiment `0` named `Default` if missing (MLflow clients log there by default).
