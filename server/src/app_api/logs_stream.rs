@@ -28,13 +28,15 @@ use memchr::memmem::Finder;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::guard::LogsGuard;
+use super::guard::{logs_access, LogsGuard};
 use super::logs::{filter_of, log_query};
 use super::query::QueryParams;
+use crate::auth::resolve::load_caller;
+use crate::auth::AuthMethod;
 use crate::logs::chunk;
 use crate::logs::query::{self, Filter};
 use crate::logs::{store, wire, LogStore, Newest};
-use crate::{jobs, AppState, Error, Store};
+use crate::{AppState, Error, Store};
 
 /// Most lines read per wake-up (one event; the last chunk read is sent whole).
 pub const LINES_PER_EVENT: usize = 1000;
@@ -93,12 +95,14 @@ pub async fn stream_logs(
         .as_deref()
         .map(|q| Finder::new(&q.to_ascii_lowercase()).into_owned());
     let follower = Follower {
+        user_id: guard.caller.user_id,
+        method: guard.caller.method,
+        run_id: guard.run_id.clone(),
         needle,
         store: state.store.clone(),
         logs,
         live,
         job_run_id: guard.attempt.job_run_id,
-        number: guard.attempt.number,
         key,
         filter,
         cursor,
@@ -124,11 +128,15 @@ fn status_event(status: JobRunStatus) -> Event {
 
 /// One client's follow: where it is, what it wants, what it was last told.
 struct Follower {
+    /// Who follows, and how they signed in (their access is checked again as it goes).
+    user_id: i64,
+    method: AuthMethod,
+    /// The run followed.
+    run_id: String,
     store: Store,
     logs: LogStore,
     live: watch::Receiver<Newest>,
     job_run_id: i64,
-    number: u32,
     /// The log store's key (the attempt id).
     key: i64,
     filter: Filter,
@@ -165,7 +173,17 @@ impl Follower {
                 tokio::time::sleep_until(t + MIN_GAP).await;
             }
             if let Err(e) = self.read().await {
-                tracing::warn!("log follow of job run {} ended: {e}", self.job_run_id);
+                match e {
+                    Error::PermissionDenied { .. }
+                    | Error::Unauthenticated(_)
+                    | Error::NotFound(_) => tracing::info!(
+                        "log follow of job run {} ended: the follower's access ended ({e})",
+                        self.job_run_id
+                    ),
+                    other => {
+                        tracing::warn!("log follow of job run {} ended: {other}", self.job_run_id)
+                    }
+                }
                 return None;
             }
         }
@@ -188,6 +206,24 @@ impl Follower {
     /// Reads what arrived after the cursor (at most [`LINES_PER_EVENT`] lines and the rest
     /// of their chunk) and, at most once per [`POLL`], the job run's status.
     async fn read(&mut self) -> Result<(), Error> {
+        // Access is checked again each second, before reading, for the user as stored now
+        // (groups, admin flag, disabled account): a revoked grant ends the stream within
+        // about a second, and the client's reconnect gets the 403. The status read here is
+        // announced after the lines read below, so a final status follows every line
+        // stored before it.
+        let mut checked = None;
+        if self.status_checked.elapsed() >= POLL {
+            self.status_checked = Instant::now();
+            let (user_id, method, run_id) = (self.user_id, self.method, self.run_id.clone());
+            let attempt = self
+                .store
+                .call(move |c| {
+                    let who = load_caller(c, user_id, method)?;
+                    logs_access(c, &who, &run_id)
+                })
+                .await?;
+            checked = Some(attempt.status);
+        }
         self.live.borrow_and_update();
         self.last_read = Some(Instant::now());
         let (key, filter, after) = (self.key, self.filter.clone(), self.cursor);
@@ -226,14 +262,7 @@ impl Follower {
                     .data(data),
             );
         }
-        if self.status_checked.elapsed() >= POLL {
-            self.status_checked = Instant::now();
-            let (id, n) = (self.job_run_id, self.number);
-            let now = self
-                .store
-                .call(move |c| jobs::attempt(c, id, n))
-                .await?
-                .status;
+        if let Some(now) = checked {
             if now != self.status {
                 self.status = now;
                 self.pending.push_back(status_event(now));

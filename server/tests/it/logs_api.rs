@@ -920,3 +920,58 @@ async fn logs_stream_serves_a_hundred_followers_every_line() {
         assert_eq!(got, want);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_stream_ends_when_the_followers_job_grant_is_revoked() {
+    let s = LiveServer::start().await;
+    let jr = s.job_run("revoked-job", &["n0"], 1).await;
+    let run = &jr.runs[0];
+    let bob = s.user_token("bob");
+    for (path, level) in [
+        (
+            format!("/api/v1/experiments/{}/access", jr.experiment_id),
+            "CAN_READ",
+        ),
+        (format!("/api/v1/jobs/{}/access", jr.job_id), "CAN_VIEW"),
+    ] {
+        let grant = json!({"principal": {"kind": "user", "name": "bob"}, "level": level});
+        s.ok(&s.admin, "PUT", &path, Some(grant)).await;
+    }
+    let mut events = Events::open(&s, &bob, &format!("/api/v1/runs/{run}/logs/stream"), None).await;
+    s.ship(jr.id, 1, "n0", 0, &[(1, "before the revoke")]).await;
+    let (got, _) = events.lines(Duration::from_secs(5)).await;
+    assert_eq!(got, ["before the revoke"]);
+    s.ok(
+        &s.admin,
+        "DELETE",
+        &format!("/api/v1/jobs/{}/access?kind=user&name=bob", jr.job_id),
+        None,
+    )
+    .await;
+    // Access is checked again every second: after that, the stream has ended and a line
+    // shipped now never reaches bob; a reconnect is refused.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    s.ship(jr.id, 1, "n0", 1, &[(2, "AFTER THE REVOKE")]).await;
+    let mut rest = String::new();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(chunk) = events.resp.chunk().await.expect("stream failed") {
+            rest.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "the stream is still open after the revoke: {rest}"
+    );
+    assert!(!rest.contains("AFTER THE REVOKE"), "{rest}");
+    assert!(!events.buf.contains("AFTER THE REVOKE"));
+    let r = s
+        .send(
+            &bob,
+            "GET",
+            &format!("/api/v1/runs/{run}/logs/stream"),
+            None,
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 403);
+}
