@@ -881,8 +881,20 @@ async fn logs_retention_purges_old_lines_and_pages_say_until_when() {
     assert_eq!(again.lines, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn logs_stream_serves_a_hundred_followers_every_line() {
+/// 100 followers load the machine: the test holds the heavy tests' lock, so that timing
+/// tests (slow clients, floods) do not run beside it.
+#[test]
+fn logs_stream_serves_a_hundred_followers_every_line() {
+    let _heavy = crate::helpers::binary::exclusive();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(hundred_followers());
+}
+
+async fn hundred_followers() {
     let s = LiveServer::start().await;
     let jr = s.job_run("popular", &["n0", "n1"], 1).await;
     let path = format!("/api/v1/runs/{}/logs/stream", jr.runs[0]);
