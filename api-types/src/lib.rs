@@ -2,12 +2,14 @@
 //! server (native). Serde only; imported on both sides as `use api_types as json;`.
 
 pub mod agent;
+pub mod artifacts;
 mod auth;
 mod error;
 mod experiments;
 pub mod jobs;
 pub mod logs;
 mod metrics;
+pub mod models;
 pub mod nodes;
 mod query;
 mod runs;

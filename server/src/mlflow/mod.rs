@@ -1,12 +1,15 @@
 //! The MLflow tracking REST dialect (`/api/2.0/mlflow/...`, mirrored under `/ajax-api/`):
 //! MLflow's paths, JSON shapes, error codes and limits over the `tracking` domain.
 
+mod artifacts_list;
 mod experiments;
 mod fields;
+mod logged_models;
 mod logging;
 mod metrics;
 mod permissions;
 mod policy;
+mod registry;
 pub mod request;
 mod runs;
 mod users;
@@ -41,7 +44,7 @@ pub fn dialect() -> Dialect {
     use Level::{CanEdit as Edit, CanManage as Manage, CanRead as Read};
     use Policy::*;
     let m = |p: Policy| Access::Mlflow(p);
-    let routes = vec![
+    let mut routes = vec![
         Route::post(
             "/experiments/create",
             m(CreateExperiment),
@@ -119,6 +122,9 @@ pub fn dialect() -> Dialect {
         // A route rather than a fallback: nested fallbacks lose to `/api/{*rest}`.
         Route::any("/{*rest}", Access::SignedIn, endpoint_not_found),
     ];
+    routes.extend(artifacts_list::routes());
+    routes.extend(logged_models::routes());
+    routes.extend(registry::routes());
     Dialect {
         prefixes: &["/api/2.0/mlflow", "/ajax-api/2.0/mlflow"],
         routes,

@@ -52,9 +52,9 @@ pub struct Case {
     pub marker: &'static str,
 }
 
-const R: Rule = Rule::Level(Level::CanRead);
-const E: Rule = Rule::Level(Level::CanEdit);
-const M: Rule = Rule::Level(Level::CanManage);
+pub const R: Rule = Rule::Level(Level::CanRead);
+pub const E: Rule = Rule::Level(Level::CanEdit);
+pub const M: Rule = Rule::Level(Level::CanManage);
 const JV: Rule = Rule::Job(JobLevel::CanView);
 const JMR: Rule = Rule::Job(JobLevel::CanManageRun);
 const JM: Rule = Rule::Job(JobLevel::CanManage);
@@ -62,11 +62,11 @@ const JM: Rule = Rule::Job(JobLevel::CanManage);
 const SUBMIT: Rule = Rule::JobAnd(JobLevel::CanManageRun, Level::CanEdit);
 /// Reading a run's logs.
 const LOGS: Rule = Rule::JobAnd(JobLevel::CanView, Level::CanRead);
-const OK: &[u16] = &[200];
-const CREATED: &[u16] = &[201];
-const NO_CONTENT: &[u16] = &[204];
+pub const OK: &[u16] = &[200];
+pub const CREATED: &[u16] = &[201];
+pub const NO_CONTENT: &[u16] = &[204];
 
-const fn case(
+pub const fn case(
     method: &'static str,
     route: &'static str,
     rule: Rule,
@@ -90,12 +90,12 @@ const fn case(
     }
 }
 
-const fn with_ok(mut c: Case, ok: &'static [u16]) -> Case {
+pub const fn with_ok(mut c: Case, ok: &'static [u16]) -> Case {
     c.ok = ok;
     c
 }
 
-const fn with_marker(mut c: Case, marker: &'static str) -> Case {
+pub const fn with_marker(mut c: Case, marker: &'static str) -> Case {
     c.marker = marker;
     c
 }
@@ -107,7 +107,16 @@ macro_rules! ml {
     };
 }
 
-/// The matrix.
+/// Every case of the matrix: [`CASES`] and those of the artifact and model routes.
+pub fn all() -> Vec<&'static Case> {
+    CASES
+        .iter()
+        .chain(super::cases_artifacts::CASES)
+        .chain(super::cases_models::CASES)
+        .collect()
+}
+
+/// The matrix of the tracking, identity, node and job routes.
 pub const CASES: &[Case] = &[
     with_ok(case("GET", "/health", Rule::Public, "/health", None), OK),
     case("GET", "/version", Rule::Public, "/version", None),

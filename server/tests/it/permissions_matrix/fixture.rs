@@ -106,6 +106,8 @@ pub struct Template {
     tokens: Vec<(&'static str, String)>,
     /// Each caller's own private experiment `/Users/<name>/own`: (username, id).
     own: Vec<(&'static str, String)>,
+    /// More ids that case templates name as `{name}` (artifact and model fixtures).
+    pub extra: Vec<(&'static str, String)>,
 }
 
 impl Template {
@@ -123,9 +125,13 @@ impl Template {
             attempt_run: String::new(),
             tokens,
             own: Vec::new(),
+            extra: Vec::new(),
         };
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         t.exp = t.seed(&app).await;
+        let admin = t.token(Who::Admin).expect("admin token");
+        super::fixture_artifacts::seed(&mut t, &app, &admin).await;
+        super::fixture_models::seed(&mut t, &app, &admin).await;
         store
             .blocking(|c| {
                 let user = |n: &str| Principal {
@@ -226,6 +232,7 @@ impl Template {
             dir.path().join("runlens.db"),
         )
         .expect("copy db");
+        copy_tree(&self.dir.path().join("artifacts"), &dir.path().join("artifacts"));
         let store = Store::open(dir.path()).expect("store");
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         (dir, app, store)
@@ -330,4 +337,21 @@ pub async fn send(
     let body = serde_json::from_slice(&bytes)
         .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&bytes).to_string()));
     (status, body)
+}
+
+/// Copies the folder `from` (if it exists) to `to`, recursively.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in entries {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
 }

@@ -1,15 +1,19 @@
 //! The route × caller permission matrix. Every route of the router (see
-//! [`registered_routes`]) must have a case in `cases::CASES`; each case runs for every caller on a fresh copy of
+//! [`registered_routes`]) must have a case in `cases::all()`; each case runs for every caller on a fresh copy of
 //! the fixture and checks allow/deny, and that refusals carry nothing but the error.
 
 mod cases;
+mod cases_artifacts;
+mod cases_models;
 mod fixture;
+mod fixture_artifacts;
+mod fixture_models;
 mod renames;
 
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use cases::{Case, Rule, CASES};
+use cases::{Case, Rule};
 use fixture::{send, Template, Who};
 
 /// The `/api/` spelling of a path, so `/ajax-api/` twins share one case.
@@ -53,7 +57,8 @@ fn every_route_is_covered_by_the_permission_matrix() {
         routes.len()
     );
     for r in &routes {
-        let case = CASES.iter().find(|c| case_of(c, r));
+        let cases = cases::all();
+        let case = cases.iter().find(|c| case_of(c, r));
         let case = case.unwrap_or_else(|| {
             panic!(
                 "route {} {} is not covered by the permission matrix",
@@ -70,7 +75,7 @@ fn every_route_is_covered_by_the_permission_matrix() {
             case.rule
         );
     }
-    for c in CASES {
+    for c in cases::all() {
         let exists = routes.iter().any(|r| case_of(c, r));
         assert!(
             exists,
@@ -121,11 +126,15 @@ fn assert_no_data(ctx: &str, body: &Value, runs: &[&str]) {
 
 async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
     let fill = |s: &str| {
-        s.replace("{exp}", &t.exp)
+        let s = s
+            .replace("{exp}", &t.exp)
             .replace("{run}", &t.run)
             .replace("{jobrun}", &t.job_run)
             .replace("{job}", &t.job)
-            .replace("{arun}", &t.attempt_run)
+            .replace("{arun}", &t.attempt_run);
+        t.extra
+            .iter()
+            .fold(s, |s, (name, value)| s.replace(&format!("{{{name}}}"), value))
     };
     let uri = fill(c.uri);
     let uri = match path_prefix {
@@ -171,7 +180,8 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
 async fn every_route_allows_and_denies_by_the_matrix() {
     let t = Template::build().await;
     let mut cells = 0;
-    for c in CASES {
+    let cases = cases::all();
+    for c in cases.iter().copied() {
         let twins: &[&str] = if c.route.starts_with("/api/2.0/") || c.route.starts_with("/api/3.0/")
         {
             &["/api/", "/ajax-api/"]
@@ -185,6 +195,6 @@ async fn every_route_allows_and_denies_by_the_matrix() {
             }
         }
     }
-    assert!(cells >= 7 * CASES.len(), "{cells} cells");
-    println!("permission matrix: {} cases, {cells} cells", CASES.len());
+    assert!(cells >= 7 * cases.len(), "{cells} cells");
+    println!("permission matrix: {} cases, {cells} cells", cases.len());
 }
