@@ -232,7 +232,10 @@ impl Template {
             dir.path().join("runlens.db"),
         )
         .expect("copy db");
-        copy_tree(&self.dir.path().join("artifacts"), &dir.path().join("artifacts"));
+        copy_tree(
+            &self.dir.path().join("artifacts"),
+            &dir.path().join("artifacts"),
+        );
         let store = Store::open(dir.path()).expect("store");
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         (dir, app, store)

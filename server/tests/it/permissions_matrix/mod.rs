@@ -132,9 +132,9 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
             .replace("{jobrun}", &t.job_run)
             .replace("{job}", &t.job)
             .replace("{arun}", &t.attempt_run);
-        t.extra
-            .iter()
-            .fold(s, |s, (name, value)| s.replace(&format!("{{{name}}}"), value))
+        t.extra.iter().fold(s, |s, (name, value)| {
+            s.replace(&format!("{{{name}}}"), value)
+        })
     };
     let uri = fill(c.uri);
     let uri = match path_prefix {
