@@ -130,65 +130,30 @@ def test_experiments_search_get_and_post(server, experiment):
     assert experiment in ids_post and ids_post == ids_get
 
 
-def log_series(server, experiment, values: dict[int, float], default: float = 1.0, steps: int = 1000) -> str:
-    """A new run with metric `s` at steps 0..steps-1: `values[step]` where given, else `default`."""
-    run_id = post(server, "runs/create", {"experiment_id": experiment}).json()["run"]["info"]["run_id"]
-    for start in range(0, steps, 1000):
-        metrics = [{"key": "s", "value": values.get(step, default), "timestamp": 1, "step": step}
-                   for step in range(start, min(steps, start + 1000))]
-        r = post(server, "runs/log-batch", {"run_id": run_id, "metrics": metrics})
-        assert r.status_code == 200, r.text
-    return run_id
-
-
-def bulk_interval(server, run_ids, **params):
-    r = server.http.get(f"{server.url}{API}/metrics/get-history-bulk-interval",
-                        params={"run_ids": run_ids, "metric_key": "s", **params}, timeout=60)
+def test_relative_artifact_location_is_stored_absolute(server, unique):
+    # Resolved against the server's working directory, which the client cannot know: the
+    # stored location is absolute and ends with the relative path, normalised.
+    r = post(server, "experiments/create", {"name": f"rel-{unique}", "artifact_location": f"./rel//{unique}/"})
     assert r.status_code == 200, r.text
-    return r.json()["metrics"]
+    exp_id = r.json()["experiment_id"]
+    loc = get(server, "experiments/get", experiment_id=exp_id).json()["experiment"]["artifact_location"]
+    assert loc.startswith("/") and loc.endswith(f"/rel/{unique}"), loc
+    run = post(server, "runs/create", {"experiment_id": exp_id}).json()["run"]["info"]
+    assert run["artifact_uri"] == f"{loc}/{run['run_id']}/artifacts"
 
 
-def test_get_history_bulk_interval(server, experiment):
-    # Values that differ at every step, so a point's value tells whether it was read from
-    # the step it claims.
-    value = lambda step: step * 0.5 + 0.25  # noqa: E731
-    steps = 1000
-    run_a = log_series(server, experiment, {s: value(s) for s in range(steps)})
-    run_b = log_series(server, experiment, {s: -value(s) for s in range(steps)})
-    # max_results caps the points per run: 1,000 steps sampled to exactly 100, the first and
-    # the last step kept, each point carrying the value logged at its step.
-    points = bulk_interval(server, run_a, max_results=100)
-    assert len(points) == 100
-    assert all(p["run_id"] == run_a and p["key"] == "s" for p in points)
-    steps_seen = [p["step"] for p in points]
-    assert steps_seen == sorted(set(steps_seen)) and steps_seen[0] == 0 and steps_seen[-1] == steps - 1
-    assert all(p["value"] == value(p["step"]) for p in points), points
-    # Two runs: each gets its own 100 points, with its own values.
-    both = bulk_interval(server, [run_a, run_b], max_results=100)
-    by_run = {run: [p for p in both if p["run_id"] == run] for run in (run_a, run_b)}
-    assert len(by_run[run_a]) == 100 and len(by_run[run_b]) == 100 and len(both) == 200
-    assert all(p["value"] == value(p["step"]) for p in by_run[run_a])
-    assert all(p["value"] == -value(p["step"]) for p in by_run[run_b])
-    # A step range no larger than max_results returns every point in it, nothing else.
-    inside = bulk_interval(server, run_a, start_step=100, end_step=199, max_results=2500)
-    assert [(p["step"], p["value"]) for p in inside] == [(s, value(s)) for s in range(100, 200)]
-
-
-@pytest.mark.runlens_only  # MLflow samples steps evenly and drops the spike
-@pytest.mark.parametrize("steps,spike,max_results", [
-    # 777 lies on runlens' sampling grid for 1,000 steps and 100 points (77 * 999 / 99).
-    pytest.param(1000, 777, 100, id="on-the-grid"),
-    # 7,777 lies on neither runlens' grid (i * 19,999 / 319) nor MLflow's (NTILE buckets of
-    # 62-63 rows), so only a sampler that keeps extremes returns it.
-    pytest.param(20_000, 7_777, 320, id="off-the-grid", marks=pytest.mark.xfail(
-        strict=True, reason="issue 10: bulk-interval samples evenly and loses a spike off its grid")),
-])
-def test_get_history_bulk_interval_keeps_the_spike(server, experiment, steps, spike, max_results):
-    run_id = log_series(server, experiment, {spike: 100.0}, steps=steps)
-    points = bulk_interval(server, run_id, max_results=max_results)
-    assert 0 < len(points) <= max_results
-    spikes = [(p["step"], p["value"]) for p in points if p["value"] != 1.0]
-    assert spikes == [(spike, 100.0)], f"the spike at step {spike} is lost: {spikes}"
+def test_run_artifact_uri_goes_before_the_query(server, unique):
+    loc = "scheme://host/db?driver=x"
+    r = post(server, "experiments/create", {"name": f"query-{unique}", "artifact_location": loc})
+    assert r.status_code == 200, r.text
+    exp_id = r.json()["experiment_id"]
+    assert get(server, "experiments/get", experiment_id=exp_id).json()["experiment"]["artifact_location"] == loc
+    run = post(server, "runs/create", {"experiment_id": exp_id}).json()["run"]["info"]
+    assert run["artifact_uri"] == f"scheme://host/db/{run['run_id']}/artifacts?driver=x"
+    # A query that could climb out of the path once appended to is refused.
+    assert_error(post(server, "experiments/create", {"name": f"dots-{unique}",
+                                                     "artifact_location": "s3://b/p?x=%2e%2e"}),
+                 400, "INVALID_PARAMETER_VALUE")
 
 
 def test_logged_models_search_is_empty(server, experiment):

@@ -1,5 +1,7 @@
 //! First start: make sure an administrator exists.
 
+use rusqlite::TransactionBehavior;
+
 use super::secret::random_alphanumeric;
 use super::users;
 use crate::{Error, Store};
@@ -24,12 +26,16 @@ pub enum Bootstrap {
 /// password: whoever starts the server owns it.
 pub fn ensure_admin(store: &Store, given: Option<&str>) -> Result<Bootstrap, Error> {
     store.blocking(|conn| {
-        if users::admin_exists(conn)? {
+        // IMMEDIATE: take the write lock before reading, so several servers starting on one
+        // new data dir wait for each other (busy timeout) instead of failing the upgrade
+        // from a read to a write with "database is locked"; the check is inside, so only
+        // the first of them creates the account.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if users::admin_exists(&tx)? {
             return Ok(Bootstrap::AdminExists);
         }
         let random = given.is_none().then(|| random_alphanumeric(24));
         let password = given.or(random.as_deref()).unwrap_or_default();
-        let tx = conn.transaction()?;
         if users::find_user_id(&tx, ADMIN_USERNAME)?.is_some() {
             users::set_password(&tx, ADMIN_USERNAME, password)?;
             users::set_admin(&tx, ADMIN_USERNAME, true)?;

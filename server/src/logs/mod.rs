@@ -71,12 +71,12 @@ pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
 
+use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
 use tokio::sync::watch;
 
-use crate::sqlite::Conn;
+use crate::sqlite::{prepared_pool, Conn, LogPoolErrors};
 use crate::Error;
 
 pub use level::Level;
@@ -186,22 +186,19 @@ impl LogStore {
         Self::open_file(&dir.join("logs.db"))
     }
 
-    /// Opens a logs database file directly (tests use a temp file). The file is prepared
-    /// (WAL, migrations) over one connection before the pool opens.
+    /// Opens a logs database file directly (tests use a temp file).
     pub fn open_file(path: &Path) -> Result<Self, Error> {
-        let cannot_open = |e: &dyn std::fmt::Display| {
-            Error::Internal(format!("cannot open logs database {}: {e}", path.display()))
-        };
-        {
-            let mut conn = Conn::open(path).map_err(|e| cannot_open(&e))?;
-            store::prepare(&mut conn).map_err(|e| cannot_open(&e))?;
-        }
-        let manager = SqliteConnectionManager::file(path).with_init(store::configure);
-        let pool = r2d2::Pool::builder()
-            .max_size(POOL_SIZE)
-            .connection_timeout(Duration::from_secs(30))
-            .build(manager)
-            .map_err(|e| cannot_open(&e))?;
+        Self::open_with(path, Box::new(LogPoolErrors("logs database")))
+    }
+
+    /// [`LogStore::open_file`] with the pool's connection errors going to `errors`. The
+    /// file is prepared (WAL, migrations) over one connection before the pool opens
+    /// (`sqlite::prepared_pool`).
+    pub fn open_with(
+        path: &Path,
+        errors: Box<dyn HandleError<rusqlite::Error>>,
+    ) -> Result<Self, Error> {
+        let (pool, ()) = prepared_pool(path, POOL_SIZE, store::configure, store::prepare, errors)?;
         Ok(LogStore {
             pool,
             writer: Arc::default(),

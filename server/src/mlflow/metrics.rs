@@ -70,32 +70,48 @@ pub async fn get_metric_history(
     }))
 }
 
-/// `GET metrics/get-history-bulk-interval`
+/// `GET metrics/get-history-bulk-interval`: each run's points of one metric sampled on
+/// its own to at most `max_results` (MLflow 3.17.2's sample), plus the spikes that sample
+/// would hide (a departure: see `tracking::history::bulk_interval`). Checks the request in
+/// MLflow's order with MLflow's messages.
 pub async fn get_metric_history_bulk_interval(
     State(s): State<AppState>,
     Msg(f): Msg,
 ) -> Result<Json<Metrics>, MlflowError> {
     let run_ids = f.str_list("run_ids")?;
     if run_ids.is_empty() {
-        return Err(invalid(
-            "GetMetricHistoryBulkInterval request must specify at least one run_id.",
-        ));
-    }
-    if run_ids.len() > MAX_BULK_RUNS {
-        return Err(invalid(&format!(
-            "GetMetricHistoryBulkInterval request cannot specify more than {MAX_BULK_RUNS} \
-             run_ids. Received {} run_ids.",
-            run_ids.len()
+        return Err(invalid(&schema_message(
+            "Missing value for required parameter 'run_ids'.",
         )));
     }
-    let key = f.req_str("metric_key")?;
-    let range = match (f.opt_i64("start_step")?, f.opt_i64("end_step")?) {
+    if run_ids.len() > MAX_BULK_RUNS {
+        return Err(invalid(&schema_message(&format!(
+            "GetMetricHistoryBulkInterval request must specify at most {MAX_BULK_RUNS} \
+             run_ids. Received {} run_ids.",
+            run_ids.len()
+        ))));
+    }
+    let key = f.opt_str("metric_key")?.unwrap_or_default();
+    if key.is_empty() {
+        return Err(invalid(&schema_message(
+            "Missing value for required parameter 'metric_key'.",
+        )));
+    }
+    let (start, end) = (f.opt_i64("start_step")?, f.opt_i64("end_step")?);
+    let max = f.opt_i64("max_results")?.unwrap_or(MAX_BULK_RESULTS as i64);
+    if !(1..=MAX_BULK_RESULTS as i64).contains(&max) {
+        return Err(invalid(&schema_message(&format!(
+            "max_results must be between 1 and {MAX_BULK_RESULTS}."
+        ))));
+    }
+    let range = match (start, end) {
         (None, None) => None,
         (Some(a), Some(b)) if a <= b => Some((a, b)),
-        (Some(_), Some(_)) => {
-            return Err(invalid(
-                "end_step must be greater than or equal to start_step.",
-            ))
+        (Some(a), Some(b)) => {
+            return Err(invalid(&format!(
+                "end_step must be greater than start_step. Found start_step={a} and \
+                 end_step={b}."
+            )))
         }
         _ => {
             return Err(invalid(
@@ -103,12 +119,6 @@ pub async fn get_metric_history_bulk_interval(
             ))
         }
     };
-    let max = f.opt_i64("max_results")?.unwrap_or(MAX_BULK_RESULTS as i64);
-    if !(1..=MAX_BULK_RESULTS as i64).contains(&max) {
-        return Err(invalid(&format!(
-            "max_results must be between 1 and {MAX_BULK_RESULTS}."
-        )));
-    }
     let key2 = key.clone();
     let points = read(&s, move |c| {
         history::bulk_interval(c, &run_ids, &key2, range, max as usize)
@@ -129,6 +139,11 @@ pub async fn get_metric_history_bulk_interval(
             .collect(),
         next_page_token: None,
     }))
+}
+
+/// A message of MLflow's request-schema checks, which all end with this hint.
+fn schema_message(msg: &str) -> String {
+    format!("{msg} See the API docs for more information about request parameters.")
 }
 
 fn invalid(msg: &str) -> MlflowError {

@@ -1,13 +1,19 @@
 //! What the two SQLite databases (`store`: `runlens.db`, `logs`: `logs.db`) share: the
-//! connection alias, the busy timeout, switching a file to WAL, and [`sql`], the named
+//! connection alias, the busy timeout, switching a file to WAL, opening a pool over a
+//! prepared file ([`prepared_pool`]), and [`sql`], the named
 //! SQLite-only fragments that store-side modules use. A leaf module, so `store` (which
 //! opens the log store beside its own file) and `logs` both build on it without a loop.
 
 pub mod sql;
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use r2d2::{HandleError, Pool};
+use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
+
+use crate::Error;
 
 /// The connection domain functions take (`tracking::runs::get(conn, ..)`). Handlers, the
 /// CLI and the demo name only this alias, never the driver, so a PostgreSQL store can
@@ -17,15 +23,19 @@ pub type Conn = rusqlite::Connection;
 /// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
-/// too) and returns the journal mode now in force. SQLite answers this PRAGMA with
-/// `SQLITE_BUSY` at once, without the busy handler, while another process opening the same
-/// new file holds a lock, so it is retried here for as long as the busy timeout allows.
-pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+/// Runs `f` again while SQLite answers `SQLITE_BUSY` at once, for at most `timeout`, with
+/// short growing pauses. Some statements get that answer without SQLite calling the busy
+/// handler (switching the journal mode while another process opens the same new file,
+/// reading a WAL file's index while another connection is still setting it up), so the
+/// busy timeout alone does not cover them.
+pub(crate) fn retry_busy<T>(
+    timeout: Duration,
+    mut f: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
-        match c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+        match f() {
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
             {
@@ -34,5 +44,91 @@ pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
             }
             other => return other,
         }
+    }
+}
+
+/// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
+/// too) and returns the journal mode now in force, retrying `SQLITE_BUSY` for as long as
+/// the busy timeout allows (see [`retry_busy`]).
+pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
+    retry_busy(BUSY_TIMEOUT, || {
+        c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+    })
+}
+
+/// A pool's connection errors (a connection that cannot be opened) go to the log, naming
+/// the database (the pool's default handler logs a bare `ERROR r2d2: ...`).
+#[derive(Debug)]
+pub(crate) struct LogPoolErrors(pub &'static str);
+
+impl HandleError<rusqlite::Error> for LogPoolErrors {
+    fn handle_error(&self, error: rusqlite::Error) {
+        tracing::error!("{} connection: {error}", self.0);
+    }
+}
+
+/// A pool of `size` connections to the database file `path`, each set up by `init`, opened
+/// only after `prepare` (WAL, migrations) has run over a connection of its own. That
+/// connection stays open until every pooled connection exists, so they attach to a WAL
+/// index that is already set up rather than racing to rebuild it for a file whose last
+/// connection just checkpointed it and removed its WAL; and each `init` retries an
+/// immediate `SQLITE_BUSY` (see [`retry_busy`]) instead of reporting it to `errors`.
+/// Returns the pool and what `prepare` returned.
+pub(crate) fn prepared_pool<T>(
+    path: &Path,
+    size: u32,
+    init: fn(&mut Connection) -> rusqlite::Result<()>,
+    prepare: impl FnOnce(&mut Connection) -> Result<T, Error>,
+    errors: Box<dyn HandleError<rusqlite::Error>>,
+) -> Result<(Pool<SqliteConnectionManager>, T), Error> {
+    let cannot_open = |e: &dyn std::fmt::Display| {
+        Error::Internal(format!("cannot open database {}: {e}", path.display()))
+    };
+    let mut first = Connection::open(path).map_err(|e| cannot_open(&e))?;
+    let prepared = prepare(&mut first)?;
+    let manager = SqliteConnectionManager::file(path)
+        .with_init(move |c| retry_busy(BUSY_TIMEOUT, || init(c)));
+    let pool = Pool::builder()
+        .max_size(size)
+        .connection_timeout(BUSY_TIMEOUT)
+        .error_handler(errors)
+        .build(manager)
+        .map_err(|e| cannot_open(&e))?;
+    drop(first);
+    Ok((pool, prepared))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None)
+    }
+
+    #[test]
+    fn busy_answers_are_retried_until_the_timeout() {
+        let mut calls = 0;
+        let got = retry_busy(Duration::from_secs(5), || {
+            calls += 1;
+            if calls < 4 {
+                Err(busy())
+            } else {
+                Ok(calls)
+            }
+        });
+        assert_eq!(got.unwrap(), 4);
+        let started = Instant::now();
+        let got: rusqlite::Result<()> = retry_busy(Duration::from_millis(100), || Err(busy()));
+        assert!(got.is_err());
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // Other errors are not retried.
+        let mut calls = 0;
+        let got: rusqlite::Result<()> = retry_busy(Duration::from_secs(5), || {
+            calls += 1;
+            Err(rusqlite::Error::InvalidQuery)
+        });
+        assert!(got.is_err());
+        assert_eq!(calls, 1);
     }
 }

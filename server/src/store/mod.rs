@@ -10,7 +10,6 @@ mod migrate;
 mod tests;
 
 use std::path::Path;
-use std::time::Duration;
 
 use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
@@ -19,7 +18,7 @@ use rusqlite::Connection;
 pub use crate::sqlite::{sql, Conn};
 pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
 
-use crate::sqlite::{switch_to_wal, BUSY_TIMEOUT};
+use crate::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
 
 use crate::error::Error;
 
@@ -44,16 +43,6 @@ fn logs_path(path: &Path) -> std::path::PathBuf {
     path.with_file_name(name)
 }
 
-/// Pool errors (a connection that cannot be opened) go to the log.
-#[derive(Debug)]
-struct LogPoolErrors;
-
-impl HandleError<rusqlite::Error> for LogPoolErrors {
-    fn handle_error(&self, error: rusqlite::Error) {
-        tracing::error!("database connection: {error}");
-    }
-}
-
 impl Store {
     /// Opens (creating if needed) `dir/runlens.db`, migrates it to the latest schema and
     /// makes sure the Default experiment `0` exists.
@@ -65,47 +54,48 @@ impl Store {
 
     /// Opens a database file directly (tests use a temp file).
     pub fn open_file(path: &Path) -> Result<Self, Error> {
-        Self::open_with(path, Box::new(LogPoolErrors))
+        Self::open_with(
+            path,
+            Box::new(LogPoolErrors("database")),
+            Box::new(LogPoolErrors("logs database")),
+        )
     }
 
     /// Prepares the file over ONE connection (WAL, migrations, Default experiment) and only
-    /// then builds the pool, so pooled connections never race each other for the lock that
-    /// switching the journal mode or migrating takes.
+    /// then builds the pool (see [`prepared_pool`]), so pooled connections never race each
+    /// other for the lock that switching the journal mode or migrating takes; then the logs
+    /// database beside it the same way. `errors` and `log_errors` get each pool's
+    /// connection errors.
     fn open_with(
         path: &Path,
         errors: Box<dyn HandleError<rusqlite::Error>>,
+        log_errors: Box<dyn HandleError<rusqlite::Error>>,
     ) -> Result<Self, Error> {
         let cannot_open = |e: &dyn std::fmt::Display| {
             Error::Internal(format!("cannot open database {}: {e}", path.display()))
         };
-        {
-            let mut conn = Connection::open(path).map_err(|e| cannot_open(&e))?;
-            configure(&mut conn).map_err(|e| cannot_open(&e))?;
-            let mode = switch_to_wal(&conn).map_err(|e| cannot_open(&e))?;
+        let prepare = |conn: &mut Connection| {
+            configure(conn).map_err(|e| cannot_open(&e))?;
+            let mode = switch_to_wal(conn).map_err(|e| cannot_open(&e))?;
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(cannot_open(&format!("journal mode is {mode}, not wal")));
             }
-            let done = migrate(&mut conn)?;
-            tracing::info!(
-                "database at version {}, applied {} migrations{}",
-                done.version,
-                done.applied,
-                if done.adopted {
-                    " (a database made before migrations, recorded as version 1)"
-                } else {
-                    ""
-                }
-            );
-            init_default_experiment(&conn)?;
-        }
-        let manager = SqliteConnectionManager::file(path).with_init(configure);
-        let pool = r2d2::Pool::builder()
-            .max_size(POOL_SIZE)
-            .connection_timeout(Duration::from_secs(30))
-            .error_handler(errors)
-            .build(manager)
-            .map_err(|e| cannot_open(&e))?;
-        let logs = crate::logs::LogStore::open_file(&logs_path(path))?;
+            let done = migrate(conn)?;
+            init_default_experiment(conn)?;
+            Ok(done)
+        };
+        let (pool, done) = prepared_pool(path, POOL_SIZE, configure, prepare, errors)?;
+        tracing::info!(
+            "database at version {}, applied {} migrations{}",
+            done.version,
+            done.applied,
+            if done.adopted {
+                " (a database made before migrations, recorded as version 1)"
+            } else {
+                ""
+            }
+        );
+        let logs = crate::logs::LogStore::open_with(&logs_path(path), log_errors)?;
         Ok(Store { pool, logs })
     }
 

@@ -221,7 +221,8 @@ impl HandleError<rusqlite::Error> for CountErrors {
 
 /// Several processes starting on one new data dir at once (e.g. `serve` and a CLI command;
 /// inside one process the pool's own connections did the same to each other while one
-/// switched the file to WAL): every open succeeds and no pooled connection reports an error.
+/// switched the file to WAL): every open succeeds and no pooled connection of either
+/// database (`runlens.db`, `logs.db`) reports an error.
 #[test]
 fn concurrent_first_opens_neither_fail_nor_report_pool_errors() {
     let errors = Arc::new(AtomicUsize::new(0));
@@ -232,7 +233,8 @@ fn concurrent_first_opens_neither_fail_nor_report_pool_errors() {
             .map(|_| {
                 let (db, errors) = (db.clone(), errors.clone());
                 std::thread::spawn(move || {
-                    Store::open_with(&db, Box::new(CountErrors(errors))).map(drop)
+                    let logs_errors = Box::new(CountErrors(errors.clone()));
+                    Store::open_with(&db, Box::new(CountErrors(errors)), logs_errors).map(drop)
                 })
             })
             .collect();

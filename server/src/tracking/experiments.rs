@@ -10,6 +10,10 @@ use super::validation::{
 use crate::util::now_ms;
 use crate::Error;
 
+mod location;
+
+pub use location::append_to_uri_path;
+
 /// Columns read by [`from_row`].
 pub(crate) const COLUMNS: &str =
     "experiment_id, name, artifact_location, lifecycle_stage, creation_time, last_update_time";
@@ -65,9 +69,20 @@ pub fn create_at(
     created: i64,
 ) -> Result<i64, Error> {
     validate_experiment_name(name)?;
-    if let Some(loc) = artifact_location {
-        validate_artifact_location(loc)?;
-    }
+    // As MLflow: checked as given, then a relative local path made absolute (against the
+    // server's working directory) and its length checked again.
+    let artifact_location = match artifact_location.filter(|l| !l.is_empty()) {
+        Some(loc) => {
+            validate_artifact_location(loc)?;
+            if !location::query_is_safe(loc) {
+                return Err(Error::InvalidParameter("Invalid query string".into()));
+            }
+            let resolved = location::resolve_if_local(loc)?;
+            validate_artifact_location(&resolved)?;
+            Some(resolved)
+        }
+        None => None,
+    };
     for (i, (k, v)) in tags.iter().enumerate() {
         validate_key(&format!("tags[{i}].key"), k)?;
         validate_length("Experiment tag value", v, MAX_EXPERIMENT_TAG_VALUE_LENGTH)?;
@@ -84,10 +99,7 @@ pub fn create_at(
              last_update_time) VALUES (?1, '', 'active', ?2, ?2) RETURNING experiment_id",
         )?
         .query_row(params![name, created], |r| r.get(0))?;
-    let loc = match artifact_location.filter(|l| !l.is_empty()) {
-        Some(l) => l.to_string(),
-        None => format!("mlflow-artifacts:/{id}"),
-    };
+    let loc = artifact_location.unwrap_or_else(|| format!("mlflow-artifacts:/{id}"));
     conn.prepare_cached("UPDATE experiments SET artifact_location = ?1 WHERE experiment_id = ?2")?
         .execute(params![loc, id])?;
     for (k, v) in tags {

@@ -1,7 +1,5 @@
-//! Metric history: every point of a run's metric (paged), and the step-sampled
-//! multi-run history behind `get-history-bulk-interval`.
-
-use std::collections::BTreeSet;
+//! Metric history: every point of a run's metric (paged), and the sampled multi-run
+//! history behind `get-history-bulk-interval` (the sampler is in `bulk`).
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -9,9 +7,11 @@ use super::model::{from_stored, Point};
 use super::runs;
 use crate::Error;
 
+mod bulk;
+
 /// Most run ids one bulk-interval request may name.
 pub const MAX_BULK_RUNS: usize = 100;
-/// Most sampled steps per bulk-interval request.
+/// Most points sampled per run in one bulk-interval request (MLflow's `MAX_RESULTS_PER_RUN`).
 pub const MAX_BULK_RESULTS: usize = 2500;
 
 fn series_of(conn: &Connection, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
@@ -54,23 +54,12 @@ pub fn get_history(
     Ok(points)
 }
 
-/// Picks at most `max` of the sorted `steps`, evenly spaced, always keeping the first
-/// and the last.
-pub fn sample_steps(steps: &[i64], max: usize) -> Vec<i64> {
-    if steps.len() <= max {
-        return steps.to_vec();
-    }
-    if max <= 1 {
-        return steps.first().copied().into_iter().collect();
-    }
-    let n = steps.len() - 1;
-    let picks: BTreeSet<i64> = (0..max).map(|i| steps[i * n / (max - 1)]).collect();
-    picks.into_iter().collect()
-}
-
-/// For each run (in order) the points of `key` at a common sample of at most `max_results`
-/// steps within `[start, end]` (inclusive; `None` = all), plus each run's own first and last
-/// step in range so the ends of every line survive. Unknown runs contribute nothing.
+/// For each run in `run_ids` (in order, unknown runs contributing nothing) the sample of
+/// its points of `key` with steps in `[start, end]` (inclusive; `None` = all) that MLflow
+/// 3.17.2 returns for `max_results` (at most that many, each run sampled on its own, see
+/// the module `bulk`), plus the farthest spikes that sample hides (at most a tenth more).
+/// Streams each run's points once; memory is bounded by `max_results`, not by the number
+/// of points.
 pub fn bulk_interval(
     conn: &Connection,
     run_ids: &[String],
@@ -79,56 +68,31 @@ pub fn bulk_interval(
     max_results: usize,
 ) -> Result<Vec<(String, Point)>, Error> {
     let (lo, hi) = range.unwrap_or((i64::MIN, i64::MAX));
-    let mut per_run: Vec<(String, i64, Vec<i64>)> = Vec::new();
-    let mut all: BTreeSet<i64> = BTreeSet::new();
-    let mut steps_stmt = conn.prepare_cached(
-        "SELECT DISTINCT step FROM metric_points WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 \
-         ORDER BY step",
+    let mut count = conn.prepare_cached(
+        "SELECT count(*) FROM metric_points WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3",
     )?;
+    // The primary key's order, so SQLite sorts nothing: MLflow's (step, timestamp, value),
+    // but a NaN after the numbers logged at the same step and timestamp (MLflow sorts it as
+    // the 0 it stores).
+    let mut points = conn.prepare_cached(
+        "SELECT step, timestamp, is_nan, value FROM metric_points WHERE series_id = ?1 \
+         AND step BETWEEN ?2 AND ?3 ORDER BY step, timestamp, is_nan, value",
+    )?;
+    let mut out = Vec::new();
     for run_id in run_ids {
         let Some(series) = series_of(conn, run_id, key)? else {
             continue;
         };
-        let steps = steps_stmt
-            .query_map(params![series, lo, hi], |r| r.get(0))?
-            .collect::<Result<Vec<i64>, _>>()?;
-        all.extend(steps.iter().copied());
-        per_run.push((run_id.clone(), series, steps));
-    }
-    let all: Vec<i64> = all.into_iter().collect();
-    let sampled: BTreeSet<i64> = sample_steps(&all, max_results).into_iter().collect();
-    let mut at_step = conn.prepare_cached(
-        "SELECT step, timestamp, is_nan, value FROM metric_points WHERE series_id = ?1 \
-         AND step = ?2 ORDER BY timestamp, is_nan, value",
-    )?;
-    let mut out = Vec::new();
-    for (run_id, series, steps) in per_run {
-        let ends = [steps.first(), steps.last()];
-        for step in steps
-            .iter()
-            .filter(|s| sampled.contains(s) || ends.contains(&Some(s)))
-        {
-            for p in at_step.query_map(params![series, step], point)? {
-                out.push((run_id.clone(), p?));
-            }
+        let total: i64 = count.query_row(params![series, lo, hi], |r| r.get(0))?;
+        if total == 0 {
+            continue;
         }
+        let mut sampler = bulk::Sampler::new(u64::try_from(total).unwrap_or(0), max_results);
+        let mut rows = points.query(params![series, lo, hi])?;
+        while let Some(row) = rows.next()? {
+            sampler.push(point(row)?);
+        }
+        out.extend(sampler.finish().into_iter().map(|p| (run_id.clone(), p)));
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sample_steps;
-
-    #[test]
-    fn sampling_keeps_ends_and_bounds_count() {
-        let steps: Vec<i64> = (0..10_000).collect();
-        let s = sample_steps(&steps, 2500);
-        assert!(s.len() <= 2500);
-        assert_eq!(s.first(), Some(&0));
-        assert_eq!(s.last(), Some(&9999));
-        assert_eq!(sample_steps(&[1, 5, 9], 10), vec![1, 5, 9]);
-        assert_eq!(sample_steps(&[1, 5, 9], 1), vec![1]);
-        assert_eq!(sample_steps(&[1, 5, 9], 2), vec![1, 9]);
-    }
 }

@@ -74,7 +74,8 @@ pub fn create_with_id(conn: &Connection, run_id: String, new: NewRun) -> Result<
     let name = given
         .or_else(|| tag_name.cloned())
         .unwrap_or_else(names::random_run_name);
-    let artifact_uri = format!("{}/{run_id}/artifacts", exp.artifact_location);
+    let artifact_uri =
+        experiments::append_to_uri_path(&exp.artifact_location, &format!("{run_id}/artifacts"));
     conn.prepare_cached(&format!(
         "INSERT INTO runs ({INFO_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'RUNNING', ?5, NULL, ?6, 'active')"
     ))?

@@ -318,3 +318,49 @@ async fn search_errors() {
         "Invalid value 123456789 for parameter 'max_results' supplied",
     );
 }
+
+/// As `mlflow server`: a relative local `artifact_location` is stored absolute (against the
+/// server's working directory), and a run under a location with a query string gets
+/// `/<run_id>/artifacts` before the query.
+#[tokio::test]
+async fn artifact_locations_resolve_like_mlflow() {
+    let app = TestApp::new();
+    let cwd = std::env::current_dir().unwrap();
+    let cwd = cwd.to_str().unwrap();
+    for (loc, want) in [
+        ("rel/dir", format!("{cwd}/rel/dir")),
+        ("./x//y/", format!("{cwd}/x/y")),
+        ("file:rel", format!("file://{cwd}/rel")),
+        ("/abs/q", "/abs/q".to_string()),
+        (
+            "scheme://host/db?driver=x",
+            "scheme://host/db?driver=x".into(),
+        ),
+    ] {
+        let body = json!({"name": format!("loc {loc}"), "artifact_location": loc});
+        let id = app.ok("/experiments/create", body).await["experiment_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let e = app
+            .ok_get(&format!("/experiments/get?experiment_id={id}"))
+            .await;
+        assert_eq!(e["experiment"]["artifact_location"], want.as_str(), "{loc}");
+        let run = app.run(&id, "r").await;
+        let info = app.ok_get(&format!("/runs/get?run_id={run}")).await["run"]["info"].clone();
+        let uri = match want.split_once('?') {
+            Some((path, query)) if want.contains("://") => {
+                format!("{path}/{run}/artifacts?{query}")
+            }
+            _ => format!("{want}/{run}/artifacts"),
+        };
+        assert_eq!(info["artifact_uri"], uri.as_str(), "{loc}");
+    }
+    let r = app
+        .post(
+            "/experiments/create",
+            json!({"name": "dots", "artifact_location": "s3://b/p?x=%2e%2e"}),
+        )
+        .await;
+    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "Invalid query string");
+}

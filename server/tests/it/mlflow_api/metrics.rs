@@ -82,65 +82,194 @@ async fn history_errors() {
     assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "max_results");
 }
 
+/// `(step, timestamp, value)` of each point that `run` has in a bulk-interval answer.
+fn points_of(v: &Value, run: &str) -> Vec<(i64, i64, f64)> {
+    v["metrics"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| m["run_id"] == run)
+        .map(|m| {
+            (
+                m["step"].as_i64().unwrap(),
+                m["timestamp"].as_i64().unwrap(),
+                m["value"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A new run with metric `s`: one point per `(step, timestamp, value)`.
+async fn logged(app: &TestApp, points: impl IntoIterator<Item = (i64, i64, f64)>) -> String {
+    let id = app.run("0", "r").await;
+    let all: Vec<Value> = points
+        .into_iter()
+        .map(|(step, ts, v)| json!({"key": "s", "value": v, "timestamp": ts, "step": step}))
+        .collect();
+    for batch in all.chunks(1000) {
+        app.ok("/runs/log-batch", json!({"run_id": id, "metrics": batch}))
+            .await;
+    }
+    id
+}
+
+fn steps(points: &[(i64, i64, f64)]) -> Vec<i64> {
+    points.iter().map(|p| p.0).collect()
+}
+
+/// MLflow 3.17.2's sample: NTILE(max_results) buckets over each run's own points, each
+/// bucket's first point, the run's last point in place of the last bucket's first.
 #[tokio::test]
-async fn bulk_interval_samples_steps_across_runs() {
+async fn bulk_interval_samples_each_run_on_its_own() {
     let app = TestApp::new();
     let a = seeded(&app, 100).await;
-    let b = seeded(&app, 10).await;
+    let b = logged(&app, (0..1000).map(|i| (i * 3, 5, -(i as f64)))).await;
     let v = app
         .ok_get(&format!("/metrics/get-history-bulk-interval?run_ids={a}&run_ids={b}&metric_key=loss&max_results=10"))
         .await;
-    let pts = v["metrics"].as_array().unwrap();
-    let of = |run: &str| -> Vec<i64> {
-        pts.iter()
-            .filter(|m| m["run_id"] == run)
-            .map(|m| m["step"].as_i64().unwrap())
-            .collect()
-    };
-    let sa = of(&a);
-    assert!(sa.len() <= 12, "{sa:?}");
-    assert_eq!((sa.first(), sa.last()), (Some(&0), Some(&99)));
-    let sb = of(&b);
-    assert_eq!((sb.first(), sb.last()), (Some(&0), Some(&9)));
-    assert_eq!(pts[0]["key"], "loss");
+    let sa = points_of(&v, &a);
+    let mut want: Vec<i64> = (0..9).map(|k| k * 10).collect();
+    want.push(99);
+    assert_eq!(steps(&sa), want);
+    assert!(sa
+        .iter()
+        .all(|p| p.2 == (100 - p.0) as f64 && p.1 == 1000 - p.0));
+    assert_eq!(v["metrics"][0]["key"], "loss");
+    // b logged no `loss`; asked for `s`, its own 1,000 points give its own sample
+    // (a sample common to both runs would pick a's steps 0..99 out of b's 0..2997).
     let v = app
-        .ok_get(&format!("/metrics/get-history-bulk-interval?run_ids={a}&metric_key=loss&start_step=10&end_step=20"))
+        .ok_get(&format!("/metrics/get-history-bulk-interval?run_ids={a}&run_ids={b}&metric_key=s&max_results=10"))
         .await;
-    let steps: Vec<i64> = v["metrics"]
+    assert!(points_of(&v, &a).is_empty());
+    let mut want: Vec<i64> = (0..9).map(|k| k * 300).collect();
+    want.push(2997);
+    assert_eq!(steps(&points_of(&v, &b)), want);
+    // Runs answer in the order asked for.
+    let c = seeded(&app, 5).await;
+    let v = app
+        .ok_get(&format!("/metrics/get-history-bulk-interval?run_ids={c}&run_ids={a}&metric_key=loss&max_results=10"))
+        .await;
+    let order: Vec<&str> = v["metrics"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["step"].as_i64().unwrap())
+        .map(|m| m["run_id"].as_str().unwrap())
         .collect();
-    assert_eq!(steps, (10..=20).collect::<Vec<_>>());
+    assert_eq!(order.len(), 15);
+    assert!(order[..5].iter().all(|r| *r == c) && order[5..].iter().all(|r| *r == a));
+    let v = app
+        .ok_get(&format!("/metrics/get-history-bulk-interval?run_ids={a}&metric_key=loss&start_step=10&end_step=20"))
+        .await;
+    assert_eq!(steps(&points_of(&v, &a)), (10..=20).collect::<Vec<_>>());
+}
+
+/// Steps logged at two timestamps: with room for every point all come back (as MLflow); when
+/// sampled, a bucket gives one point, the step's first (as MLflow), not every point of it.
+#[tokio::test]
+async fn bulk_interval_samples_points_not_steps() {
+    let app = TestApp::new();
+    let twice = (0..1000).flat_map(|s| [(s, 1, 2.0 * s as f64), (s, 2, 2.0 * s as f64 + 1.0)]);
+    let id = logged(&app, twice).await;
+    let base = format!("/metrics/get-history-bulk-interval?run_ids={id}&metric_key=s");
+    let got = points_of(&app.ok_get(&format!("{base}&max_results=100")).await, &id);
+    assert_eq!(got.len(), 100, "{got:?}");
+    let mut want: Vec<(i64, i64)> = (0..99).map(|k| (k * 10, 1)).collect();
+    want.push((999, 2));
+    assert_eq!(got.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(), want);
+    let few = points_of(
+        &app.ok_get(&format!("{base}&start_step=5&end_step=6")).await,
+        &id,
+    );
+    assert_eq!(
+        few,
+        vec![(5, 1, 10.0), (5, 2, 11.0), (6, 1, 12.0), (6, 2, 13.0)]
+    );
+}
+
+/// runlens keeps what MLflow's sample hides: a spike between two sampled points comes back
+/// as an extra point (here off the NTILE grid: 20,000 points in 320 buckets of 62 or 63).
+#[tokio::test]
+async fn bulk_interval_keeps_a_spike_off_the_grid() {
+    let app = TestApp::new();
+    let id = logged(
+        &app,
+        (0..20_000).map(|s| (s, 1, if s == 7_777 { 100.0 } else { 1.0 })),
+    )
+    .await;
+    let v = app
+        .ok_get(&format!(
+            "/metrics/get-history-bulk-interval?run_ids={id}&metric_key=s&max_results=320"
+        ))
+        .await;
+    let got = points_of(&v, &id);
+    let spikes: Vec<_> = got.iter().filter(|p| p.2 != 1.0).collect();
+    assert_eq!(spikes, vec![&(7_777, 1, 100.0)]);
+    assert_eq!(got.len(), 321);
 }
 
 #[tokio::test]
 async fn bulk_interval_errors() {
     let app = TestApp::new();
+    let id = seeded(&app, 3).await;
     let base = "/metrics/get-history-bulk-interval";
+    let hint = " See the API docs for more information about request parameters.";
+    let exact = |r: &(axum::http::StatusCode, Value), msg: String| {
+        assert_eq!(r.0.as_u16(), 400, "{}", r.1);
+        assert_eq!(r.1["error_code"], "INVALID_PARAMETER_VALUE", "{}", r.1);
+        assert_eq!(r.1["message"], msg.as_str());
+    };
     let r = app.get(&format!("{base}?metric_key=loss")).await;
-    assert_error(
+    exact(
         &r,
-        400,
-        "INVALID_PARAMETER_VALUE",
-        "must specify at least one run_id",
+        format!("Missing value for required parameter 'run_ids'.{hint}"),
     );
     let many: Vec<String> = (0..101).map(|i| format!("run_ids=r{i}")).collect();
     let r = app
         .get(&format!("{base}?{}&metric_key=loss", many.join("&")))
         .await;
-    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "more than 100");
+    exact(
+        &r,
+        format!(
+            "GetMetricHistoryBulkInterval request must specify at most 100 run_ids. \
+             Received 101 run_ids.{hint}"
+        ),
+    );
+    for q in ["", "&metric_key="] {
+        let r = app.get(&format!("{base}?run_ids={id}{q}")).await;
+        exact(
+            &r,
+            format!("Missing value for required parameter 'metric_key'.{hint}"),
+        );
+    }
     let r = app
-        .get(&format!("{base}?run_ids=a&metric_key=loss&start_step=1"))
+        .get(&format!("{base}?run_ids={id}&metric_key=loss&start_step=1"))
         .await;
-    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "both must be specified");
+    exact(
+        &r,
+        "If either start step or end step are specified, both must be specified.".into(),
+    );
+    let r = app
+        .get(&format!(
+            "{base}?run_ids={id}&metric_key=loss&start_step=5&end_step=3"
+        ))
+        .await;
+    exact(
+        &r,
+        "end_step must be greater than start_step. Found start_step=5 and end_step=3.".into(),
+    );
     for m in ["0", "2501", "-1"] {
         let r = app
-            .get(&format!("{base}?run_ids=a&metric_key=loss&max_results={m}"))
+            .get(&format!(
+                "{base}?run_ids={id}&metric_key=loss&max_results={m}&start_step=5&end_step=3"
+            ))
             .await;
-        assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "max_results");
+        exact(&r, format!("max_results must be between 1 and 2500.{hint}"));
     }
-    let r = app.get(&format!("{base}?run_ids=a")).await;
-    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "metric_key");
+    let r = app
+        .get(&format!(
+            "{base}?run_ids={id}&metric_key=loss&max_results=abc"
+        ))
+        .await;
+    assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "max_results");
 }
