@@ -109,6 +109,6 @@ def mlflow(exe: Path, workdir: Path, env: dict | None = None) -> Server:
     environment variables for it."""
     port = free_port()
     argv = [str(exe), "server", "--backend-store-uri", f"sqlite:///{workdir / 'mlflow.db'}",
-            "--default-artifact-root", str(workdir / "mlflow-artifacts"),
+            "--artifacts-destination", str(workdir / "mlflow-artifacts"),
             "--host", "127.0.0.1", "--port", str(port)]
     return Server("mlflow", argv, port, workdir, env=env)

@@ -2,6 +2,7 @@
 //! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
 
 pub mod app_api;
+pub mod artifacts;
 pub mod auth;
 pub mod demo;
 pub mod error;
@@ -9,8 +10,10 @@ pub mod headers;
 pub mod jobs;
 pub mod logs;
 pub mod mlflow;
+pub mod models;
 pub mod nodes;
 pub mod permissions;
+pub mod registry;
 pub mod routes;
 pub mod serve;
 pub mod spa;
@@ -41,16 +44,43 @@ pub struct AppState {
     pub auth: Arc<auth::AuthState>,
     /// GPU nodes: the agents' poller and caches, the embed links' secret.
     pub nodes: Arc<nodes::NodeService>,
+    /// Where artifacts are stored (by default the folder `artifacts` beside the database).
+    pub artifacts: Arc<dyn artifacts::ArtifactStore>,
+    /// Largest artifact upload accepted, in bytes.
+    pub max_artifact_bytes: u64,
 }
 
 impl AppState {
     /// State over `store` with default settings (tests and start-up both build it this way,
     /// so new fields need no change at every call site).
+    ///
+    /// Artifacts go to the folder `artifacts` beside the database file (made by the first
+    /// upload); panics if leftover uploads there cannot be cleared (start-up uses
+    /// [`AppState::with_artifacts`] and reports errors instead).
     pub fn new(store: Store) -> Self {
+        let root = store
+            .blocking(|c| Ok(c.path().map(PathBuf::from)))
+            .ok()
+            .flatten()
+            .map(|db| artifacts::default_root(&db))
+            .unwrap_or_else(|| std::env::temp_dir().join("runlens-artifacts"));
+        let local = artifacts::LocalStore::at(&root)
+            .unwrap_or_else(|e| panic!("artifact folder {}: {e}", root.display()));
         AppState {
             store,
             auth: Arc::new(auth::AuthState::default()),
             nodes: Arc::new(nodes::NodeService::default()),
+            artifacts: Arc::new(local),
+            max_artifact_bytes: artifacts::DEFAULT_MAX_UPLOAD,
+        }
+    }
+
+    /// The same state with this artifact store and upload cap (bytes).
+    pub fn with_artifacts(self, store: Arc<dyn artifacts::ArtifactStore>, max_bytes: u64) -> Self {
+        AppState {
+            artifacts: store,
+            max_artifact_bytes: max_bytes,
+            ..self
         }
     }
 
@@ -77,6 +107,7 @@ pub fn dialects() -> Vec<routes::Dialect> {
     vec![
         mlflow::dialect(),
         mlflow::dialect_v3(),
+        artifacts::proxy::dialect(),
         app_api::dialect(),
         routes::root_dialect(),
     ]
@@ -98,7 +129,15 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
     spa::with_app(api, statics)
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(from_fn_with_state(security, headers::add_security_headers))
+        // Artifact downloads get a sandboxing CSP instead of the app's.
+        .layer(axum::middleware::map_response(
+            artifacts::download::apply_sandbox,
+        ))
         // gzip for the wasm bundle and JSON (the runs page and series are mostly numbers);
         // tower-http skips tiny bodies, images and event streams by default.
-        .layer(CompressionLayer::new())
+        // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
+        .layer(
+            CompressionLayer::new()
+                .compress_when(artifacts::download::CompressUnlessRaw::default()),
+        )
 }

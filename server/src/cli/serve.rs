@@ -64,6 +64,21 @@ pub struct ServeArgs {
         default_value_t = server::logs::retention::DEFAULT_DAYS
     )]
     log_retention_days: u32,
+    /// Folder of the artifacts (default: `artifacts` in the data directory).
+    #[arg(long, env = "RUNLENS_ARTIFACTS_DIR", conflicts_with = "artifacts_url")]
+    artifacts_dir: Option<PathBuf>,
+    /// Store artifacts in an S3-compatible bucket instead, as s3://bucket/prefix; endpoint,
+    /// region and credentials from AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and
+    /// AWS_SECRET_ACCESS_KEY (an http:// endpoint is allowed, for a local object store).
+    #[arg(long, env = "RUNLENS_ARTIFACTS_URL")]
+    artifacts_url: Option<String>,
+    /// Largest artifact upload accepted, in bytes (larger ones get 413).
+    #[arg(
+        long,
+        env = "RUNLENS_MAX_ARTIFACT_BYTES",
+        default_value_t = server::artifacts::DEFAULT_MAX_UPLOAD
+    )]
+    max_artifact_bytes: u64,
 }
 
 /// Runs the server over `data_dir`.
@@ -80,7 +95,11 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     let statics = static_config(&args)?;
     let logs = store.logs().clone();
     let demo_store = args.demo.then(|| store.clone());
-    let app = server::app(AppState::new(store).with_auth_settings(settings), &statics);
+    let artifacts = open_artifacts(data_dir, &args)?;
+    let state = AppState::new(store)
+        .with_auth_settings(settings)
+        .with_artifacts(artifacts, args.max_artifact_bytes.max(1));
+    let app = server::app(state, &statics);
     let limits = Limits {
         header_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
         max_connections: args.max_connections.max(1),
@@ -113,6 +132,22 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     })?;
     tracing::info!("runlens stopped");
     Ok(())
+}
+
+/// The artifact store: `--artifacts-url`, else `--artifacts-dir`, else `<data dir>/artifacts`.
+fn open_artifacts(
+    data_dir: &Path,
+    args: &ServeArgs,
+) -> Result<std::sync::Arc<dyn server::artifacts::ArtifactStore>, String> {
+    use server::artifacts::Location;
+    let location = match (&args.artifacts_url, &args.artifacts_dir) {
+        (Some(url), _) if !url.trim().is_empty() => Location::Url(url.trim().to_owned()),
+        (_, Some(dir)) if !dir.as_os_str().is_empty() => Location::Dir(dir.clone()),
+        _ => Location::Dir(data_dir.join("artifacts")),
+    };
+    let store = server::artifacts::open(&location).map_err(|e| e.to_string())?;
+    tracing::info!("artifacts in {location:?}");
+    Ok(store)
 }
 
 /// Creates `admin` on first start; a random password goes to stderr once, never to logs.

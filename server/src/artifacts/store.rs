@@ -1,0 +1,193 @@
+//! The storage trait behind the artifact routes, with what it hands back.
+
+use axum::body::Bytes;
+use futures_util::future::BoxFuture;
+use futures_util::stream::BoxStream;
+
+use super::ArtifactPath;
+
+/// A stream of bytes (an upload's body, a download's content).
+pub type ByteStream = BoxStream<'static, Result<Bytes, std::io::Error>>;
+
+/// What can go wrong in an [`ArtifactStore`].
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Nothing at that path (or a folder where a file was asked for).
+    #[error("{0}")]
+    NotFound(String),
+    /// The path conflicts with what is stored (a file where a folder is needed, a folder
+    /// where a file would go) or leaves the root through a symbolic link.
+    #[error("{0}")]
+    Conflict(String),
+    /// An upload went over the size limit; nothing was stored.
+    #[error("Artifact is larger than the limit of {limit} bytes")]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The upload's body failed (the client went away); nothing was stored.
+    #[error("upload interrupted: {0}")]
+    Aborted(String),
+    /// A byte range outside the file.
+    #[error("range not satisfiable")]
+    BadRange {
+        /// The file's size.
+        size: u64,
+    },
+    /// Storage failed (disk, object store).
+    #[error("artifact storage: {0}")]
+    Io(String),
+}
+
+impl From<std::io::Error> for StoreError {
+    fn from(e: std::io::Error) -> Self {
+        StoreError::Io(e.to_string())
+    }
+}
+
+impl From<StoreError> for crate::Error {
+    fn from(e: StoreError) -> Self {
+        use crate::Error;
+        match e {
+            StoreError::NotFound(m) => Error::NotFound(m),
+            StoreError::Conflict(m) => Error::InvalidParameter(m),
+            StoreError::TooLarge { .. } | StoreError::BadRange { .. } => {
+                Error::InvalidParameter(e.to_string())
+            }
+            StoreError::Aborted(m) => Error::BadRequest(m),
+            StoreError::Io(m) => Error::Internal(m),
+        }
+    }
+}
+
+/// One entry of a folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name (one segment).
+    pub name: String,
+    /// Whether it is a folder.
+    pub is_dir: bool,
+    /// Size in bytes (files only).
+    pub size: Option<u64>,
+}
+
+/// What is at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    /// Nothing.
+    Missing,
+    /// A file of this size.
+    File {
+        /// Size in bytes.
+        size: u64,
+    },
+    /// A folder with these entries: folders first, then files, each group by name.
+    Dir(Vec<Entry>),
+}
+
+/// A byte range of a download: `start..=end` (`end` `None`: to the end of the file), or
+/// the last `n` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteRange {
+    /// From `start` to `end` inclusive.
+    From {
+        /// First byte.
+        start: u64,
+        /// Last byte (inclusive), if bounded.
+        end: Option<u64>,
+    },
+    /// The last `n` bytes.
+    Suffix(u64),
+}
+
+impl ByteRange {
+    /// The inclusive bounds within a file of `size` bytes, or `None` if unsatisfiable.
+    pub fn resolve(self, size: u64) -> Option<(u64, u64)> {
+        match self {
+            ByteRange::From { start, end } => {
+                if start >= size {
+                    return None;
+                }
+                let end = end.map_or(size - 1, |e| e.min(size - 1));
+                (end >= start).then_some((start, end))
+            }
+            ByteRange::Suffix(n) if n > 0 && size > 0 => Some((size.saturating_sub(n), size - 1)),
+            ByteRange::Suffix(_) => None,
+        }
+    }
+}
+
+/// A download: the bytes asked for, streamed.
+pub struct Object {
+    /// Size of the whole file.
+    pub size: u64,
+    /// The bounds served (inclusive), when a range was asked for.
+    pub range: Option<(u64, u64)>,
+    /// The content.
+    pub body: ByteStream,
+}
+
+/// A file found by [`ArtifactStore::walk`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkEntry {
+    /// Path relative to the folder walked.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// Where artifacts are stored: a local folder ([`super::LocalStore`]) or an object store
+/// ([`super::ObjectStoreBackend`]). Every path is an [`ArtifactPath`], so nothing outside
+/// the root can be named.
+pub trait ArtifactStore: Send + Sync + 'static {
+    /// Stores `body` at `path`, atomically: the file appears complete or not at all (a
+    /// failed body or more than `limit` bytes store nothing). Replaces a file already there.
+    /// Returns the bytes stored.
+    fn put(
+        &self,
+        path: &ArtifactPath,
+        body: ByteStream,
+        limit: u64,
+    ) -> BoxFuture<'_, Result<u64, StoreError>>;
+
+    /// The file at `path` (or the `range` of it), streamed.
+    fn get(
+        &self,
+        path: &ArtifactPath,
+        range: Option<ByteRange>,
+    ) -> BoxFuture<'_, Result<Object, StoreError>>;
+
+    /// What is at `path`: one folder level, a file, or nothing.
+    fn list(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Listing, StoreError>>;
+
+    /// Deletes the file or folder at `path` (nothing there is not an error).
+    fn delete(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Every file under the folder `path`, recursively, sorted by path (NotFound when
+    /// `path` is no folder).
+    fn walk(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Vec<WalkEntry>, StoreError>>;
+}
+
+/// Sorts entries as [`Listing::Dir`] promises: folders first, then files, by name.
+pub fn sort_entries(entries: &mut [Entry]) {
+    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_resolve_within_the_file() {
+        let r = |start, end| ByteRange::From { start, end };
+        assert_eq!(r(0, Some(9)).resolve(100), Some((0, 9)));
+        assert_eq!(r(90, None).resolve(100), Some((90, 99)));
+        assert_eq!(r(90, Some(500)).resolve(100), Some((90, 99)));
+        assert_eq!(r(100, None).resolve(100), None);
+        assert_eq!(r(5, Some(4)).resolve(100), None);
+        assert_eq!(ByteRange::Suffix(10).resolve(100), Some((90, 99)));
+        assert_eq!(ByteRange::Suffix(1000).resolve(100), Some((0, 99)));
+        assert_eq!(ByteRange::Suffix(0).resolve(100), None);
+        assert_eq!(ByteRange::Suffix(5).resolve(0), None);
+    }
+}
