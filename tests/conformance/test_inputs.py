@@ -1,21 +1,15 @@
 """runs/log-inputs: datasets logged as a run's inputs come back in the run's `inputs`
-(get_run and search_runs), de-duplicated, with their context tag."""
+(get_run and search_runs), de-duplicated, with their context tag; logged models a run takes
+as input come back in `inputs.model_inputs`."""
 
 import json
 
 import mlflow
-import pytest
 from mlflow.data.dataset import Dataset as DataDataset
 from mlflow.data.http_dataset_source import HTTPDatasetSource
-from mlflow.entities import Dataset, DatasetInput, InputTag
+from mlflow.entities import Dataset, DatasetInput, InputTag, LoggedModelInput
 
-from helpers import against_runlens
-
-# runlens accepts and validates log-inputs but stores nothing yet; strict, so these turn into
-# failures (XPASS) the day it does, and the mark must go.
-# Only a failed assertion counts as the expected failure (an error elsewhere still fails).
-pytestmark = pytest.mark.xfail(against_runlens(), strict=True, raises=AssertionError,
-                               reason="issue 10: runlens does not store dataset inputs yet")
+import pandas as pd
 
 
 class UrlDataset(DataDataset):
@@ -93,3 +87,28 @@ def test_fluent_log_input(server, unique):
     assert json.loads(logged.source) == {"url": "https://data.example.com/fluent.csv"}
     assert logged.source_type == "http"
     assert tags == {"mlflow.data.context": "training"}
+
+
+def test_pandas_dataset_logged_with_fluent_log_input(server, unique):
+    mlflow.set_experiment(f"/Workspace/Shared/inputs-pandas-{unique}")
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0, 1, 0]})
+    ds = mlflow.data.from_pandas(df, name="tiny-frame", targets="y")
+    with mlflow.start_run() as run:
+        mlflow.log_input(ds, context="training")
+    got = inputs_of(mlflow.MlflowClient(tracking_uri=server.url).get_run(run.info.run_id))
+    assert list(got) == [("tiny-frame", ds.digest)]
+    logged, tags = got[("tiny-frame", ds.digest)]
+    assert tags == {"mlflow.data.context": "training"}
+    sent = ds.to_dict()  # what log_input sends (mlflow-skinny infers no schema: None)
+    assert (logged.source_type, logged.source, logged.schema, logged.profile) == (
+        sent["source_type"], sent["source"], sent["schema"], sent["profile"])
+    assert json.loads(logged.profile)["num_rows"] == 3
+
+
+def test_model_inputs_come_back_with_the_run(client, experiment):
+    run_id = client.create_run(experiment).info.run_id
+    model = client.create_logged_model(experiment, name="consumed")
+    client.log_inputs(run_id, models=[LoggedModelInput(model.model_id)])
+    run = client.get_run(run_id)
+    assert [m.model_id for m in run.inputs.model_inputs] == [model.model_id]
+    assert run.inputs.dataset_inputs == []

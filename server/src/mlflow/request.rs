@@ -4,7 +4,8 @@
 //! failure is an MLflow error body, never one of axum's plain-text rejections.
 
 use axum::body::to_bytes;
-use axum::extract::{FromRequest, Request};
+use axum::extract::rejection::RawPathParamsRejection;
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::http::{header, Method};
 use serde_json::{Map, Value};
 
@@ -32,7 +33,9 @@ fn heavy_slots() -> &'static Semaphore {
     SLOTS.get_or_init(|| Semaphore::new(HEAVY_CONCURRENCY))
 }
 
-/// The decoded request message, from the JSON body (POST) or the query string (GET).
+/// The decoded request message, from the JSON body (POST) or the query string (GET), with
+/// the route's path parameters (e.g. `{model_id}`) as fields too: a path parameter
+/// replaces a field of the same name, so the policy checks what the handler acts on.
 pub struct Msg(pub Fields);
 
 impl FromRequest<AppState> for Msg {
@@ -61,7 +64,26 @@ impl FromRequest<AppState> for Msg {
                 .into())
             }
         };
-        let fields = decode(req, limit).await?;
+        let (mut parts, body) = req.into_parts();
+        let path_params: Vec<(String, String)> =
+            match RawPathParams::from_request_parts(&mut parts, state).await {
+                Ok(p) => p
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                Err(RawPathParamsRejection::MissingPathParams(_)) => Vec::new(),
+                Err(_) => {
+                    return Err(Error::InvalidParameter(
+                        "Invalid path: it is not valid UTF-8 once percent-decoded.".into(),
+                    )
+                    .into())
+                }
+            };
+        let (mut map, query) = decode(Request::from_parts(parts, body), limit).await?;
+        for (k, v) in path_params {
+            map.insert(k, Value::String(v));
+        }
+        let fields = Fields::new(map, query);
         let fields = state
             .store
             .call(move |c| {
@@ -77,13 +99,13 @@ fn too_large(limit: usize) -> Error {
     Error::InvalidParameter(format!("Request body too large (limit {limit} bytes)."))
 }
 
-/// Decodes the request message from the query string (GET, or a body-less DELETE/PATCH)
-/// or the JSON body, refusing bodies over `limit` before reading them when their length
-/// is declared, and while reading them otherwise.
-async fn decode(req: Request, limit: usize) -> Result<Fields, Error> {
+/// Decodes the request message (and whether it came from a query string) from the query
+/// string (GET, or a body-less DELETE/PATCH) or the JSON body, refusing bodies over
+/// `limit` before reading them when their length is declared, and while reading them
+/// otherwise.
+async fn decode(req: Request, limit: usize) -> Result<(Map<String, Value>, bool), Error> {
     if req.method() == Method::GET {
-        let map = parse_query(req.uri().query().unwrap_or(""));
-        return Ok(Fields::new(map, true));
+        return Ok((parse_query(req.uri().query().unwrap_or("")), true));
     }
     let declared = req
         .headers()
@@ -94,8 +116,7 @@ async fn decode(req: Request, limit: usize) -> Result<Fields, Error> {
         return Err(too_large(limit));
     }
     if req.method() != Method::POST && req.headers().get(header::CONTENT_TYPE).is_none() {
-        let map = parse_query(req.uri().query().unwrap_or(""));
-        return Ok(Fields::new(map, true));
+        return Ok((parse_query(req.uri().query().unwrap_or("")), true));
     }
     check_content_type(&req)?;
     let _slot = match declared {
@@ -105,7 +126,7 @@ async fn decode(req: Request, limit: usize) -> Result<Fields, Error> {
     let bytes = to_bytes(req.into_body(), limit)
         .await
         .map_err(|_| too_large(limit))?;
-    Ok(Fields::new(parse_body(&bytes)?, false))
+    Ok((parse_body(&bytes)?, false))
 }
 
 fn check_content_type(req: &Request) -> Result<(), Error> {

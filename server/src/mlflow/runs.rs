@@ -9,6 +9,7 @@ use super::request::Msg;
 use super::wire::{RunInfoJson, RunJson};
 use super::{max_results, read, write};
 use crate::error::MlflowError;
+use crate::models::inputs::{of_run, of_runs};
 use crate::tracking::filter::check_order_by_len;
 use crate::tracking::model::RunStatus;
 use crate::tracking::runs::{self, NewRun};
@@ -51,8 +52,11 @@ pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 /// `GET runs/get`
 pub async fn get_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
-    let run = read(&s, move |c| runs::get(c, &run_id)).await?;
-    Ok(Json(json!({ "run": RunJson::from(run) })))
+    let (run, io) = read(&s, move |c| {
+        Ok((runs::get(c, &run_id)?, of_run(c, &run_id)?))
+    })
+    .await?;
+    Ok(Json(json!({ "run": RunJson::with_io(run, io) })))
 }
 
 /// `POST runs/update`
@@ -111,7 +115,7 @@ pub async fn search_runs(
         .unwrap_or_default();
     let limit = max_results(&f, 1000, 50000)?;
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
-    let (found, more) = read(&s, move |c| {
+    let (found, mut io, more) = read(&s, move |c| {
         let mut ids = search::search_run_ids(
             c,
             &experiment_ids,
@@ -123,11 +127,17 @@ pub async fn search_runs(
         )?;
         let more = ids.len() > limit;
         ids.truncate(limit);
-        Ok((runs::load_runs(c, &ids)?, more))
+        Ok((runs::load_runs(c, &ids)?, of_runs(c, &ids)?, more))
     })
     .await?;
     Ok(Json(SearchRuns {
-        runs: found.into_iter().map(RunJson::from).collect(),
+        runs: found
+            .into_iter()
+            .map(|r| {
+                let run_io = io.remove(&r.info.run_id).unwrap_or_default();
+                RunJson::with_io(r, run_io)
+            })
+            .collect(),
         next_page_token: more.then(|| page_token::encode(offset + limit)),
     }))
 }

@@ -1,0 +1,8 @@
+//! MLflow 3's logged models and the inputs and outputs of runs: the datasets a run used
+//! (`runs/log-inputs`), the logged models it took or produced. Domain types and their SQL;
+//! the MLflow dialect (`crate::mlflow`) and the app API read and write through here.
+
+pub mod inputs;
+pub mod logged;
+pub mod registrations;
+pub mod search;
