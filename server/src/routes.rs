@@ -29,6 +29,9 @@ pub enum Access {
     Mlflow(MlflowPolicy),
     /// Signed in, and the app API's policy for the resource named in the path.
     App(AppPolicy),
+    /// Signed in, and this level on the experiment named by the artifact path's first
+    /// segment (MLflow's artifact proxy; applied by `artifacts::access::ArtifactGuard`).
+    Artifact(Level),
 }
 
 /// What an MLflow endpoint requires of its caller, applied by `mlflow::request::Msg` (the
@@ -61,6 +64,16 @@ pub enum MlflowPolicy {
     ManageResource,
     /// Admins, the user asked about, or managers of the resource.
     GetUserPermission,
+    /// The logged model `model_id` (path or body) with at least this level on its
+    /// experiment (404 when unknown).
+    LoggedModel(Level),
+    /// The registered model `name` with at least this level (its own grants; 404 when
+    /// unknown).
+    RegisteredModel(Level),
+    /// `model-versions/create`: CAN_EDIT on the registered model `name` and CAN_READ on
+    /// what `source` / `run_id` / `model_id` name (run or logged model experiment, or the
+    /// registered model a `models:/<name>/...` source copies).
+    CreateModelVersion,
 }
 
 /// What an app API (`/api/v1`) route requires beyond being signed in.
@@ -82,6 +95,10 @@ pub enum AppPolicy {
     /// The logs of the run `{id}` of the path: CAN_READ on its experiment **and** CAN_VIEW
     /// on the job that produced it (403 with the job's managers otherwise).
     RunLogs,
+    /// This level on the experiment of the logged model `{id}` of the path.
+    LoggedModel(Level),
+    /// This level on the registered model `{name}` of the path.
+    RegisteredModel(Level),
 }
 
 /// What every request of a route carries in its extensions.

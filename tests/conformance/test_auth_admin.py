@@ -105,4 +105,4 @@ def test_experiment_permissions_grant_get_revoke(server, admin_client, make_user
     with raises_code("INVALID_PARAMETER_VALUE"):
         admin_client.grant_user_permission(reader.name, "experiment", exp_id, "SUPERUSER")
     with raises_code("INVALID_PARAMETER_VALUE"):
-        admin_client.grant_user_permission(reader.name, "registered_model", "m", "READ")
+        admin_client.grant_user_permission(reader.name, "no_such_type", "m", "READ")

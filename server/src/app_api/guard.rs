@@ -287,3 +287,72 @@ impl FromRequestParts<AppState> for LogsGuard {
         })
     }
 }
+
+/// Logged model `{id}` of the path, on whose experiment the caller holds at least level `L`.
+#[derive(Debug, Clone)]
+pub struct LoggedModelGuard<const L: u8> {
+    /// The model (`m-<32 hex>`).
+    pub model_id: String,
+    /// Who asked.
+    pub caller: Caller,
+}
+
+impl<const L: u8> FromRequestParts<AppState> for LoggedModelGuard<L> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::LoggedModel(level(L)))?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let model_id = path_id(parts, state).await?;
+        let (who, id) = (caller.clone(), model_id.clone());
+        state
+            .store
+            .call(move |c| crate::models::logged::require(c, &who, &id, level(L)))
+            .await
+            .map_err(|e| match e {
+                Error::NotFound(_) => {
+                    Error::NotFound(format!("logged model '{model_id}' does not exist"))
+                }
+                other => other,
+            })?;
+        Ok(LoggedModelGuard { model_id, caller })
+    }
+}
+
+/// Registered model `{name}` of the path, on which the caller holds at least level `L`
+/// (its own grants; 404 unknown, 403 with its managers otherwise).
+#[derive(Debug, Clone)]
+pub struct RegisteredModelGuard<const L: u8> {
+    /// The model's name.
+    pub name: String,
+    /// Its id.
+    pub id: i64,
+    /// Who asked.
+    pub caller: Caller,
+}
+
+impl<const L: u8> FromRequestParts<AppState> for RegisteredModelGuard<L> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::RegisteredModel(level(L)))?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let name = path_id(parts, state).await?;
+        let (who, n) = (caller.clone(), name.clone());
+        let granted = state
+            .store
+            .call(move |c| crate::registry::grants::require(c, &who, &n, level(L)))
+            .await
+            .map_err(|e| match e {
+                Error::NotFound(_) => {
+                    Error::NotFound(format!("registered model '{name}' does not exist"))
+                }
+                other => other,
+            })?;
+        Ok(RegisteredModelGuard {
+            name,
+            id: granted.id,
+            caller,
+        })
+    }
+}

@@ -5,6 +5,9 @@
 //! `INVALID_PARAMETER`/`BAD_REQUEST` for bad input.
 
 pub mod access;
+pub mod artifact_root;
+pub mod artifacts;
+pub mod artifacts_mlmodel;
 pub mod experiments;
 pub mod guard;
 pub mod jobs;
@@ -12,9 +15,11 @@ pub mod jobs_access;
 pub mod logs;
 pub mod logs_download;
 pub mod logs_stream;
+pub mod models_io;
 pub mod nodes;
 pub mod principals;
 pub mod query;
+pub mod registry;
 pub mod run_page;
 pub mod run_table;
 pub mod series;
@@ -118,7 +123,62 @@ pub fn dialect() -> Dialect {
             ),
             Route::get("/runs/{id}/job", app(Run(Read)), jobs::get_run_job),
             // End of Jobs (issue 7).
+            // Artifacts (issue 10): the Artifacts tab of runs and logged models.
+            Route::get("/runs/{id}/artifacts", app(Run(Read)), artifacts::run_list),
+            Route::get(
+                "/runs/{id}/artifacts/file",
+                app(Run(Read)),
+                artifacts::run_file,
+            ),
+            Route::get(
+                "/runs/{id}/artifacts/zip",
+                app(Run(Read)),
+                artifacts::run_zip,
+            ),
+            Route::get(
+                "/runs/{id}/artifacts/mlmodel",
+                app(Run(Read)),
+                artifacts::run_mlmodel,
+            ),
+            Route::get(
+                "/logged-models/{id}/artifacts",
+                app(AppPolicy::LoggedModel(Read)),
+                artifacts::model_list,
+            ),
+            Route::get(
+                "/logged-models/{id}/artifacts/file",
+                app(AppPolicy::LoggedModel(Read)),
+                artifacts::model_file,
+            ),
+            Route::get(
+                "/logged-models/{id}/artifacts/zip",
+                app(AppPolicy::LoggedModel(Read)),
+                artifacts::model_zip,
+            ),
+            Route::get(
+                "/logged-models/{id}/artifacts/mlmodel",
+                app(AppPolicy::LoggedModel(Read)),
+                artifacts::model_mlmodel,
+            ),
+            // End of Artifacts (issue 10).
             Route::get("/runs/{id}", app(Run(Read)), run_page::get_run),
+            Route::get("/runs/{id}/io", app(Run(Read)), models_io::get_run_io),
+            Route::get(
+                "/logged-models/{id}",
+                app(AppPolicy::LoggedModel(Read)),
+                models_io::get_logged_model,
+            ),
+            // Model registry (issue 10): the Models pages.
+            Route::get(
+                "/registered-models",
+                app(Filtered),
+                registry::list_registered_models,
+            ),
+            Route::get(
+                "/registered-models/{name}",
+                app(AppPolicy::RegisteredModel(Read)),
+                registry::get_registered_model,
+            ),
             Route::get(
                 "/runs/{id}/series",
                 app(Run(Read)),

@@ -107,7 +107,6 @@ pub fn dialect() -> Dialect {
             m(Runs),
             metrics::get_metric_history_bulk_interval,
         ),
-        Route::post("/logged-models/search", m(SignedIn), search_logged_models),
         Route::post("/users/create", m(Admin), users::create_user),
         Route::get("/users/get", m(SelfOrAdmin), users::get_user),
         Route::get("/users/list", m(Admin), users::list_users),
@@ -174,11 +173,6 @@ pub fn dialect_v3() -> Dialect {
         body_limit: BODY_LIMIT,
         finish: method_not_allowed,
     }
-}
-
-/// `POST logged-models/search`: logged models are not supported, so there are none.
-async fn search_logged_models(request::Msg(_f): request::Msg) -> Json<serde_json::Value> {
-    Json(json!({}))
 }
 
 /// Reads `max_results` (absent or 0 = `default`); must be 1..=`max`.

@@ -1,5 +1,6 @@
 //! MLflow 3's per-user permission endpoints (`/api/3.0/mlflow/users/permissions/grant|
-//! revoke|get`) for `resource_type` `experiment`, as `AuthServiceClient` calls them.
+//! revoke|get`) for `resource_type` `experiment` (and `registered_model`, handled in
+//! `registry`), as `AuthServiceClient` calls them.
 //! READ / EDIT / MANAGE map to CAN_READ / CAN_EDIT / CAN_MANAGE; NO_PERMISSIONS (and DENY)
 //! to a level-0 grant. Who may call them is decided by `policy` (admins or managers).
 
@@ -9,6 +10,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::policy::experiment_resource;
+use super::registry;
 use super::request::Msg;
 use super::{read, write};
 use crate::error::MlflowError;
@@ -50,6 +52,10 @@ fn user(name: String) -> Principal {
 
 /// `POST users/permissions/grant`
 pub async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    if let Some(name) = registry::policy::resource(&f)? {
+        registry::grant_user(&s, &f, name).await?;
+        return Ok(Json(json!({})));
+    }
     let id = experiment_resource(&f)?;
     let who = user(f.req_str("username")?);
     let level = parse_permission(&f.req_str("permission")?)?;
@@ -59,6 +65,10 @@ pub async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Re
 
 /// `POST users/permissions/revoke`
 pub async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    if let Some(name) = registry::policy::resource(&f)? {
+        registry::revoke_user(&s, &f, name).await?;
+        return Ok(Json(json!({})));
+    }
     let id = experiment_resource(&f)?;
     let who = user(f.req_str("username")?);
     write(&s, move |c| perm::revoke_grant(c, id, &who)).await?;
@@ -68,6 +78,9 @@ pub async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> R
 /// `GET users/permissions/get`: the user's effective permission; `allowed` is true from
 /// EDIT up (MLflow's `can_use`). Unknown experiments answer `NO_PERMISSIONS`.
 pub async fn get_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+    if let Some(name) = registry::policy::resource(&f)? {
+        return Ok(Json(registry::get_user(&s, &f, name).await?));
+    }
     let id = experiment_resource(&f)?;
     let username = f.req_str("username")?;
     let level = read(&s, move |c| {

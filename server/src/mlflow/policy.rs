@@ -6,7 +6,9 @@ use crate::store::Conn;
 use api_types::Level;
 
 use super::fields::Fields;
+use super::registry::policy as registry;
 use crate::auth::Caller;
+use crate::models::logged;
 use crate::permissions as perm;
 pub use crate::routes::MlflowPolicy as Policy;
 use crate::tracking::experiments::{find_id_by_name, parse_id};
@@ -15,14 +17,15 @@ use crate::Error;
 /// Most experiment ids in one `runs/search`.
 pub const MAX_SEARCH_EXPERIMENTS: usize = 10_000;
 
-/// The experiment id named by `resource_type` / `resource_id` (only experiments are
-/// supported; anything else is MLflow's INVALID_PARAMETER_VALUE).
+/// The experiment id named by `resource_type` / `resource_id` (experiments here;
+/// registered models in `registry::policy::resource`; anything else is MLflow's
+/// INVALID_PARAMETER_VALUE).
 pub fn experiment_resource(f: &Fields) -> Result<i64, Error> {
     let kind = f.req_str("resource_type")?;
     if kind != "experiment" {
         return Err(Error::InvalidParameter(format!(
             "resource_type '{kind}' is not supported by the per-user permission convenience \
-             APIs; runlens supports 'experiment'."
+             APIs; runlens supports 'experiment' and 'registered_model'."
         )));
     }
     let id = f.req_str("resource_id")?;
@@ -90,16 +93,25 @@ pub fn enforce(conn: &Conn, caller: &Caller, policy: Policy, f: &Fields) -> Resu
             perm::require_rename(conn, caller, id, &f.req_str("new_name")?).map(drop)
         }
         Policy::ManageResource => {
+            if let Some(name) = registry::resource(f)? {
+                return registry::manage_resource(conn, caller, &name);
+            }
             let id = experiment_resource(f)?;
             perm::require_experiment(conn, caller, id, Level::CanManage).map(drop)
         }
         Policy::GetUserPermission => {
+            if let Some(name) = registry::resource(f)? {
+                return registry::get_user_permission(conn, caller, f, &name);
+            }
             let id = experiment_resource(f)?;
             if caller.is_admin || f.req_str("username")? == caller.username {
                 return Ok(());
             }
             perm::require_experiment(conn, caller, id, Level::CanManage).map(drop)
         }
+        Policy::LoggedModel(need) => logged::require(conn, caller, &f.req_str("model_id")?, need),
+        Policy::RegisteredModel(need) => registry::registered_model(conn, caller, f, need),
+        Policy::CreateModelVersion => registry::create_version(conn, caller, f),
     }
 }
 

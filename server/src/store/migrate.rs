@@ -41,6 +41,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "jobs",
         sql: include_str!("migrations/0003_jobs.sql"),
     },
+    Migration {
+        version: 4,
+        name: "models",
+        sql: include_str!("migrations/0004_models.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "registry",
+        sql: include_str!("migrations/0005_registry.sql"),
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

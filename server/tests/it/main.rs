@@ -5,6 +5,7 @@
 //! Run one area with `cargo test -p server --test it -- permissions_matrix::`.
 
 mod architecture;
+mod artifacts;
 mod auth_api;
 mod auth_cli;
 mod auth_logs;
@@ -16,8 +17,11 @@ mod jobs;
 mod logs_api;
 mod logs_cli;
 mod mlflow_api;
+mod models;
 mod nodes;
 mod permissions_api;
 mod permissions_matrix;
+mod registry;
+mod startup;
 mod v1_api;
 mod v1_bench;

@@ -208,7 +208,7 @@ async fn mlflow_permission_endpoints_and_level_zero() {
         (400, Some("INVALID_PARAMETER_VALUE"))
     );
     let mut other = body("READ").expect("body");
-    other["resource_type"] = json!("registered_model");
+    other["resource_type"] = json!("no_such_type");
     let (s, _) = app
         .call_as(&alice, "POST", &format!("{base}/grant"), Some(other))
         .await;

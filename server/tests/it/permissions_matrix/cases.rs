@@ -149,7 +149,6 @@ pub const CASES: &[Case] = &[
     case("POST", ml!("/runs/log-inputs"), E, ml!("/runs/log-inputs"), Some(r#"{"run_id": "{run}"}"#)),
     case("GET", ml!("/metrics/get-history"), R, ml!("/metrics/get-history?run_id={run}&metric_key=secret_metric"), None),
     case("GET", ml!("/metrics/get-history-bulk-interval"), R, ml!("/metrics/get-history-bulk-interval?run_ids={run}&metric_key=secret_metric"), None),
-    case("POST", ml!("/logged-models/search"), Rule::SignedIn, ml!("/logged-models/search"), Some("{}")),
     with_ok(case("ANY", ml!("/{*rest}"), Rule::NotFound, ml!("/no-such-endpoint"), None), &[404]),
     // MLflow basic-auth users (another user, `target`, is the subject: admins only).
     case("POST", ml!("/users/create"), Rule::Admin, ml!("/users/create"), Some(r#"{"username": "newbie", "password": "newbie-password-1"}"#)),

@@ -1,0 +1,16 @@
+//! The model registry: registered models, their versions, tags, aliases and legacy stages,
+//! with MLflow's rules, and who may do what to a registered model (its own grants, as
+//! MLflow's auth app keeps them). Both API dialects read and write through here; no SQL over
+//! these tables lives anywhere else.
+
+pub mod aliases;
+pub mod grants;
+mod ids;
+pub mod model;
+pub mod models;
+pub mod search;
+pub mod source;
+pub mod validate;
+pub mod versions;
+
+pub use model::{ModelVersion, RegisteredModel, Stage};
