@@ -99,6 +99,11 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     let state = AppState::new(store)
         .with_auth_settings(settings)
         .with_artifacts(artifacts, args.max_artifact_bytes.max(1));
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    if args.demo {
+        rt.block_on(server::demo::load_artifacts(&state))
+            .map_err(|e| format!("loading demo artifacts: {e:?}"))?;
+    }
     let app = server::app(state, &statics);
     let limits = Limits {
         header_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
@@ -107,7 +112,6 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     if let Some(n) = server::serve::raise_open_files_limit() {
         tracing::debug!("open-files limit {n}");
     }
-    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await

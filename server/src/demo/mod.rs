@@ -4,6 +4,7 @@
 //! runs, FAILED, KILLED, resumed and RUNNING runs, params, tags and `system/...` metrics.
 //! Values come from a fixed seed; times are relative to the moment of loading.
 
+mod artifacts;
 mod curves;
 mod job_logs;
 mod jobs;
@@ -15,6 +16,7 @@ mod system;
 mod vision;
 mod writer;
 
+pub use artifacts::load as load_artifacts;
 pub use jobs::{live_lines, print_progress};
 pub use nodes::register as register_nodes;
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};

@@ -104,6 +104,21 @@ pub fn get_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error> {
     .ok_or_else(|| Error::NotFound(format!("Run with id={run_id} not found")))
 }
 
+/// The info of the first-started run named `name` in experiment `experiment_id`, if any.
+pub fn find_by_name(
+    conn: &Connection,
+    experiment_id: i64,
+    name: &str,
+) -> Result<Option<RunInfo>, Error> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {INFO_COLUMNS} FROM runs WHERE experiment_id = ?1 AND name = ?2 \
+             ORDER BY start_time, run_uuid LIMIT 1"
+        ))?
+        .query_row(params![experiment_id, name], info_from_row)
+        .optional()?)
+}
+
 /// The info of a run that must be active (for writes).
 pub fn get_active_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error> {
     let info = get_info(conn, run_id)?;
