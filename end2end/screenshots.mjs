@@ -15,6 +15,7 @@ import path from 'node:path';
 import { chromium, request } from '@playwright/test';
 import { adminApi, agentBin, createTaggedRun, registerAgent, startAgent } from './agents.mjs';
 import { freePort } from './server.mjs';
+import { overflow } from './overflow.mjs';
 import globalSetup from './global-setup.mjs';
 import { ADMIN, USERS } from './users.mjs';
 import config from './playwright.config.mjs';
@@ -25,32 +26,6 @@ const WIDTHS = [
   { name: 'phone', width: 390, height: 844 },
 ];
 const THEMES = ['light', 'dark'];
-
-/** Elements that stick out of the viewport on the right, and the page's scroll width. */
-async function overflow(page) {
-  return page.evaluate(() => {
-    const vw = document.documentElement.clientWidth;
-    const wide = [];
-    for (const el of document.querySelectorAll('body *')) {
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.right > vw + 1) {
-        // Skip elements inside a horizontally scrolling box (tables are meant to scroll).
-        let p = el.parentElement;
-        let scrolls = false;
-        while (p && p !== document.body) {
-          const s = getComputedStyle(p);
-          if (/(auto|scroll|hidden)/.test(s.overflowX) && p.getBoundingClientRect().right <= vw + 1) {
-            scrolls = true;
-            break;
-          }
-          p = p.parentElement;
-        }
-        if (!scrolls) wide.push(`${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : ''} right=${Math.round(r.right)}`);
-      }
-    }
-    return { scrollWidth: document.documentElement.scrollWidth, viewport: vw, wide: wide.slice(0, 8) };
-  });
-}
 
 const GPU_NODES = ['gpu-node-a', 'gpu-node-b'];
 const STATE_NODES = ['gpu-node-a', 'cpu-only-node', 'offline-node'];

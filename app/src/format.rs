@@ -173,6 +173,26 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A size in bytes: `812 B`, `1.5 KiB`, `23.4 MiB`, `1.2 GiB` (1024-based).
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    let s = if v < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    };
+    format!("{s} {}", UNITS[unit])
+}
+
 /// Short axis label: 3 significant digits, `k`/`M`/`G` suffixes, scientific below 0.001.
 pub fn axis(v: f64) -> String {
     let a = v.abs();
@@ -203,6 +223,15 @@ pub fn axis(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(200 * 1024 * 1024), "200 MiB");
+        assert_eq!(bytes(5 * 1024 * 1024 * 1024), "5.0 GiB");
+    }
 
     #[test]
     fn dates_and_times() {

@@ -23,8 +23,16 @@ use components::header::AppHeader;
 use components::require_session::RequireSession;
 use components::states::NotFoundView;
 use pages::{
-    embed_gpus::EmbedGpus, experiment::ExperimentPage, experiments::Experiments, gpus::Gpus,
-    not_found::NotFound, run::RunPage, settings::Settings, signin::SignIn,
+    embed_gpus::EmbedGpus,
+    experiment::ExperimentPage,
+    experiments::Experiments,
+    gpus::Gpus,
+    logged_model::LoggedModelPage,
+    models::{Models, RegisteredModelPage},
+    not_found::NotFound,
+    run::RunPage,
+    settings::Settings,
+    signin::SignIn,
 };
 use routes::AppRoute;
 use session::provide_session;
@@ -48,6 +56,9 @@ fn Shell() -> impl IntoView {
                 <Route path=path!("/runs/:id") view=|| protected(RunPage) />
                 <Route path=path!("/settings") view=|| protected(Settings) />
                 <Route path=path!("/gpus") view=|| protected(Gpus) />
+                <Route path=path!("/logged-models/:id") view=|| protected(LoggedModelPage) />
+                <Route path=path!("/models") view=|| protected(Models) />
+                <Route path=path!("/models/:name") view=|| protected(RegisteredModelPage) />
             </Routes>
         </main>
     }

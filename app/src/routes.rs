@@ -54,17 +54,32 @@ pub enum AppRoute {
         /// The node names.
         nodes: Vec<String>,
     },
+    /// `/logged-models/:id`: one logged model (MLflow 3).
+    LoggedModel {
+        /// Model id (`m-...`).
+        id: String,
+    },
+    /// `/models`: the registered models.
+    Models,
+    /// `/models/:name`: one registered model and its versions.
+    RegisteredModel {
+        /// Registered model name.
+        name: String,
+    },
 }
 
 impl AppRoute {
     /// The router patterns, in the order of the variants.
-    pub const PATTERNS: [&'static str; 6] = [
+    pub const PATTERNS: [&'static str; 9] = [
         "/",
         "/experiments/:id",
         "/runs/:id",
         "/signin",
         "/settings",
         "/gpus",
+        "/logged-models/:id",
+        "/models",
+        "/models/:name",
     ];
 
     /// Paths under this prefix are chrome-less pages for other sites' iframes, shown
@@ -86,6 +101,9 @@ impl AppRoute {
             AppRoute::SignIn { .. } => Self::SIGN_IN.to_owned(),
             AppRoute::Settings => "/settings".to_owned(),
             AppRoute::Gpus { .. } => "/gpus".to_owned(),
+            AppRoute::LoggedModel { id } => format!("/logged-models/{}", encode_component(id)),
+            AppRoute::Models => "/models".to_owned(),
+            AppRoute::RegisteredModel { name } => format!("/models/{}", encode_component(name)),
         }
     }
 
@@ -109,6 +127,16 @@ impl AppRoute {
     /// Link to a run page.
     pub fn run(id: impl Into<String>) -> String {
         AppRoute::Run { id: id.into() }.path()
+    }
+
+    /// Link to a logged model page.
+    pub fn logged_model(id: impl Into<String>) -> String {
+        AppRoute::LoggedModel { id: id.into() }.path()
+    }
+
+    /// Link to a registered model page.
+    pub fn registered_model(name: impl Into<String>) -> String {
+        AppRoute::RegisteredModel { name: name.into() }.path()
     }
 }
 
@@ -137,6 +165,13 @@ mod tests {
             AppRoute::Gpus {
                 nodes: vec!["a".into()],
             },
+            AppRoute::LoggedModel {
+                id: "m-0123".into(),
+            },
+            AppRoute::Models,
+            AppRoute::RegisteredModel {
+                name: "churn model/v2".into(),
+            },
         ];
         for (route, pattern) in routes.iter().zip(AppRoute::PATTERNS) {
             assert!(fits(pattern, &route.path()), "{route:?} vs {pattern}");
@@ -156,6 +191,8 @@ mod tests {
     fn ids_are_escaped() {
         assert_eq!(AppRoute::experiment("a/b c"), "/experiments/a%2Fb%20c");
         assert!(!fits("/experiments/:id", "/experiments/"));
+        assert_eq!(AppRoute::registered_model("a/b"), "/models/a%2Fb");
+        assert_eq!(AppRoute::logged_model("m-1"), "/logged-models/m-1");
     }
 
     #[test]

@@ -76,8 +76,19 @@ pub(super) async fn send(
     body: Option<String>,
     on_401: On401,
 ) -> Result<Response, ApiError> {
+    send_with(RequestBuilder::new(url), method, body, on_401).await
+}
+
+/// [`send`] for a request that carries headers of its own (a `Range`: its 416, "nothing
+/// at that offset", comes back as a response, not an error).
+pub(super) async fn send_with(
+    req: RequestBuilder,
+    method: Method,
+    body: Option<String>,
+    on_401: On401,
+) -> Result<Response, ApiError> {
     let is_write = method != Method::GET;
-    let mut req = RequestBuilder::new(url).method(method);
+    let mut req = req.method(method);
     if is_write {
         if let Some(token) = CSRF.with(|c| c.borrow().clone()) {
             req = req.header("X-CSRF-Token", &token);
@@ -96,7 +107,7 @@ pub(super) async fn send(
             format!("Could not reach the runlens server ({e}). Check that it is running."),
         )
     })?;
-    if resp.ok() {
+    if resp.ok() || resp.status() == 416 {
         return Ok(resp);
     }
     let err = decode_error(resp).await;

@@ -5,16 +5,20 @@
 //! calls runs the handler set with [`on_unauthenticated`] (the session sends the user to
 //! the sign-in page and back).
 
+mod artifacts;
 mod auth;
 mod http;
 mod jobs;
 mod logs;
+mod models;
 mod nodes;
 mod tracking;
 
+pub use artifacts::*;
 pub use auth::*;
 pub use http::{on_unauthenticated, set_csrf_token, ApiError, ErrorCode};
 pub use jobs::*;
 pub use logs::*;
+pub use models::*;
 pub use nodes::*;
 pub use tracking::*;

@@ -22,6 +22,7 @@ pub fn AppHeader() -> impl IntoView {
             <Show when=move || me.with(Option::is_some)>
                 <nav class="topnav">
                     <a href=AppRoute::Experiments.path()>"Experiments"</a>
+                    <a href=AppRoute::Models.path()>"Models"</a>
                     <a href=AppRoute::Gpus { nodes: Vec::new() }.path()>"GPUs"</a>
                 </nav>
             </Show>

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A tab of the run page. The default tab has no `?tab=` value. To add one (artifacts…):
+/// A tab of the run page. The default tab has no `?tab=` value. To add one:
 /// a variant here, its spelling in [`RunTab::value`], [`RunTab::ALL`] and
 /// [`RunTab::label`], and its content in `pages::run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +18,9 @@ pub enum RunTab {
     /// The output of the job that produced the run, live, with filters in the URL
     /// (`?tab=logs`).
     Logs,
+    /// The run's files: a lazy tree, downloads and previews (`?tab=artifacts`, the
+    /// previewed file in `&file=`).
+    Artifacts,
 }
 
 /// A `?tab=` value that names no tab of the run page.
@@ -27,11 +30,12 @@ pub struct UnknownTab(pub String);
 
 impl RunTab {
     /// Every tab, in the order they are shown.
-    pub const ALL: [RunTab; 4] = [
+    pub const ALL: [RunTab; 5] = [
         RunTab::Overview,
         RunTab::Metrics,
         RunTab::System,
         RunTab::Logs,
+        RunTab::Artifacts,
     ];
 
     /// The tab named by `?tab=` (absent or empty: the default tab).
@@ -49,6 +53,7 @@ impl RunTab {
             RunTab::Metrics => "metrics",
             RunTab::System => "system",
             RunTab::Logs => "logs",
+            RunTab::Artifacts => "artifacts",
         }
     }
 
@@ -65,6 +70,7 @@ impl RunTab {
             RunTab::Metrics => "Metrics",
             RunTab::System => "System metrics",
             RunTab::Logs => "Logs",
+            RunTab::Artifacts => "Artifacts",
         }
     }
 }
@@ -104,18 +110,24 @@ mod tests {
         assert_eq!(RunTab::Overview.query_value(), None);
         assert_eq!(RunTab::from_query(Some("logs")), Ok(RunTab::Logs));
         assert_eq!(RunTab::Logs.label(), "Logs");
+        assert_eq!(RunTab::from_query(Some("artifacts")), Ok(RunTab::Artifacts));
     }
 
     #[test]
     fn unknown_tabs_are_errors_not_the_metrics_tab() {
-        for bad in ["Logs", "Metrics", "metrics ", "artifacts", "System"] {
+        for bad in [
+            "Logs",
+            "Metrics",
+            "metrics ",
+            "Artifacts",
+            "System",
+            "files",
+        ] {
             assert_eq!(
                 RunTab::from_query(Some(bad)),
                 Err(UnknownTab(bad.to_owned()))
             );
         }
-        assert!(UnknownTab("artifacts".into())
-            .to_string()
-            .contains("“artifacts”"));
+        assert!(UnknownTab("files".into()).to_string().contains("“files”"));
     }
 }

@@ -3,13 +3,15 @@
 //! A run tagged `runlens.nodes` has a "GPUs" button opening the GPU panel of those nodes
 //! beside the tabs (`?gpus=1` keeps it open in a shared link; `?poll=&idle=` as on `/gpus`).
 //! A run produced by a job shows the job above the tabs ([`job_header`]) and its output
-//! in the Logs tab ([`logs`]).
+//! in the Logs tab ([`logs`]). Its files are in the Artifacts tab ([`artifacts`]).
 
+pub mod artifacts;
 mod gpus;
+pub mod io;
 mod job_header;
 mod logs;
 mod metrics;
-mod overview;
+pub mod overview;
 mod system;
 
 use api_types as json;
@@ -19,8 +21,9 @@ use leptos_router::hooks::use_params_map;
 use crate::api;
 use crate::components::states::{NotFoundView, ResourceTexts, ResourceView};
 use crate::components::status_badge::StatusBadge;
-use crate::hooks::use_query_state;
+use crate::hooks::{scroll_into_view, use_query_state};
 use crate::routes::{AppRoute, RunTab, UnknownTab};
+use artifacts::ArtifactsTab;
 use gpus::{run_nodes, GpuSidePanel};
 use job_header::JobHeader;
 use logs::LogsTab;
@@ -58,8 +61,15 @@ fn Tab(
     on_select: Callback<RunTab>,
 ) -> impl IntoView {
     let selected = move || current.with(|c| c.as_ref() == Ok(&tab));
+    let node = NodeRef::<leptos::html::Button>::new();
+    // On a phone the tab bar scrolls sideways: keep the selected tab in view.
+    Effect::new(move |_| {
+        if let (true, Some(el)) = (selected(), node.get()) {
+            scroll_into_view(el.into(), web_sys::ScrollLogicalPosition::Nearest);
+        }
+    });
     view! {
-        <button role="tab" class="tab" class:selected=selected aria-selected=move || selected().to_string()
+        <button node_ref=node role="tab" class="tab" class:selected=selected aria-selected=move || selected().to_string()
             on:click=move |_| on_select.run(tab)>
             {tab.label()}
         </button>
@@ -133,6 +143,7 @@ fn RunView(
                         Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::System) => view! { <SystemTab run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::Logs) => view! { <LogsTab run_id=run_id.clone() job=job /> }.into_any(),
+                        Ok(RunTab::Artifacts) => view! { <ArtifactsTab run_id=run_id.clone() /> }.into_any(),
                         Err(e) => unknown_tab(&e).into_any(),
                     }}
                 </div>

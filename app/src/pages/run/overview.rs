@@ -1,4 +1,5 @@
-//! The run's Overview tab: times, user, parent and children, params, tags, latest metrics.
+//! The run's Overview tab: times, user, parent and children, the logged models and
+//! datasets ([`super::io`]), params, tags, latest metrics.
 
 use api_types as json;
 use leptos::prelude::*;
@@ -7,6 +8,8 @@ use crate::components::states::EmptyState;
 use crate::components::status_badge::StatusBadge;
 use crate::format;
 use crate::routes::AppRoute;
+
+use super::io::RunIoSections;
 
 fn run_link(r: json::RunRef) -> impl IntoView {
     view! {
@@ -17,7 +20,12 @@ fn run_link(r: json::RunRef) -> impl IntoView {
     }
 }
 
-fn kv_table(title: &'static str, rows: Vec<json::KeyValue>, empty: &'static str) -> impl IntoView {
+/// A card of key/value rows (params, tags), or an empty state.
+pub fn kv_table(
+    title: &'static str,
+    rows: Vec<json::KeyValue>,
+    empty: &'static str,
+) -> impl IntoView {
     let body = if rows.is_empty() {
         view! { <EmptyState title=empty hint="" /> }.into_any()
     } else {
@@ -30,7 +38,8 @@ fn kv_table(title: &'static str, rows: Vec<json::KeyValue>, empty: &'static str)
     view! { <section class="card"><h2 class="card-title">{title}</h2>{body}</section> }
 }
 
-fn metrics_table(metrics: Vec<json::LatestMetric>) -> impl IntoView {
+/// Latest metric values as a table, or an empty state.
+pub fn metrics_table(metrics: Vec<json::LatestMetric>) -> impl IntoView {
     if metrics.is_empty() {
         return view! { <EmptyState title="No metrics logged" hint="" /> }.into_any();
     }
@@ -85,7 +94,9 @@ pub fn Overview(
                         Some(p) => view! { <a href=AppRoute::run(p.run_id.clone())>{p.run_name}</a> }.into_any(),
                         None => view! { <span class="muted">"—"</span> }.into_any(),
                     }}</dd></div>
-                    <div><dt>"Artifacts"</dt><dd class="mono truncate" title=run.artifact_uri.clone()>{run.artifact_uri.clone()}</dd></div>
+                    <div><dt>"Artifacts"</dt><dd class="mono truncate" title=run.artifact_uri.clone()>
+                        <a href=format!("{}?tab=artifacts", AppRoute::run(run.run_id.clone()))>{run.artifact_uri.clone()}</a>
+                    </dd></div>
                 </dl>
             </section>
             <Show when=move || has_children>
@@ -94,6 +105,7 @@ pub fn Overview(
                     <ul class="run-refs">{children.clone().into_iter().map(run_link).collect_view()}</ul>
                 </section>
             </Show>
+            <RunIoSections run_id=run.run_id.clone() />
             <div class="overview-grid">
                 {kv_table("Parameters", run.params.clone(), "No parameters logged")}
                 <section class="card"><h2 class="card-title">"Metrics"</h2>{metrics_table(run.metrics.clone())}</section>
