@@ -112,3 +112,24 @@ def test_model_inputs_come_back_with_the_run(client, experiment):
     run = client.get_run(run_id)
     assert [m.model_id for m in run.inputs.model_inputs] == [model.model_id]
     assert run.inputs.dataset_inputs == []
+
+
+def test_search_runs_filters_on_dataset_name_digest_and_context(client, experiment):
+    """`dataset.name`, `dataset.digest` and `dataset.context` match any of a run's inputs
+    (a run with none never matches; the other run's dataset does not leak across)."""
+    with_train = client.create_run(experiment).info.run_id
+    with_eval = client.create_run(experiment).info.run_id
+    client.create_run(experiment)  # no inputs
+    client.log_inputs(with_train, datasets=[DatasetInput(dataset("train", "aa11"), context("training"))])
+    client.log_inputs(with_eval, datasets=[DatasetInput(dataset("eval", "bb22"), context("eval"))])
+
+    def ids(f: str) -> set[str]:
+        return {r.info.run_id for r in client.search_runs([experiment], f)}
+
+    assert ids("dataset.name = 'train'") == {with_train}
+    assert ids("dataset.digest = 'bb22'") == {with_eval}
+    assert ids("dataset.context = 'eval'") == {with_eval}
+    assert ids("dataset.name IN ('train', 'eval')") == {with_train, with_eval}
+    assert ids("dataset.name LIKE 'tr%'") == {with_train}
+    assert ids("dataset.name = 'train' AND dataset.context = 'training'") == {with_train}
+    assert ids("dataset.name = 'nope'") == set()

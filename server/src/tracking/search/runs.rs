@@ -79,17 +79,30 @@ fn compile_clause(clause: &Clause) -> Result<Sql, Error> {
         Field::Param(k) => (sub("params", ""), Some(k)),
         Field::Tag(k) => (sub("tags", ""), Some(k)),
         Field::Attr(a) => (format!("r.{} {cmp}", a.column()), None),
-        // Dataset inputs are accepted but not stored, so no run has any.
-        Field::Dataset(_) => {
-            return Ok(Sql {
-                text: "0 = 1".into(),
-                params: vec![],
-            })
-        }
+        // Any of the run's dataset inputs (`dataset_inputs`, `datasets`, `input_tags`).
+        Field::Dataset(k) => (dataset_exists(k, &cmp), None),
     };
     let mut params: Vec<Value> = key.map(|k| Value::Text(k.clone())).into_iter().collect();
     params.extend(value);
     Ok(Sql { text, params })
+}
+
+/// Whether one of the run `r`'s dataset inputs has `key` (`name`, `digest` or `context`,
+/// the input's `mlflow.data.context` tag) satisfying `cmp`.
+fn dataset_exists(key: &str, cmp: &str) -> String {
+    let from = "dataset_inputs x JOIN datasets d ON d.dataset_id = x.dataset_id";
+    match key {
+        "context" => format!(
+            "EXISTS (SELECT 1 FROM dataset_inputs x JOIN input_tags t ON t.input_id = x.input_id \
+             WHERE x.run_uuid = r.run_uuid AND t.key = 'mlflow.data.context' AND t.value {cmp})"
+        ),
+        "digest" => format!(
+            "EXISTS (SELECT 1 FROM {from} WHERE x.run_uuid = r.run_uuid AND d.digest {cmp})"
+        ),
+        _ => {
+            format!("EXISTS (SELECT 1 FROM {from} WHERE x.run_uuid = r.run_uuid AND d.name {cmp})")
+        }
+    }
 }
 
 /// The SQL comparison for `op` (with its placeholders) and the values it binds.
