@@ -30,6 +30,16 @@ const POST_ROUTES: &[&str] = &[
     "/runs/log-batch",
     "/runs/log-inputs",
     "/logged-models/search",
+    "/logged-models",
+    "/runs/outputs",
+    "/registered-models/create",
+    "/registered-models/rename",
+    "/registered-models/set-tag",
+    "/registered-models/alias",
+    "/registered-models/get-latest-versions",
+    "/model-versions/create",
+    "/model-versions/transition-stage",
+    "/model-versions/set-tag",
 ];
 const GET_ROUTES: &[&str] = &[
     "/experiments/get",
@@ -38,6 +48,13 @@ const GET_ROUTES: &[&str] = &[
     "/runs/get",
     "/metrics/get-history",
     "/metrics/get-history-bulk-interval",
+    "/artifacts/list",
+    "/registered-models/get",
+    "/registered-models/search",
+    "/registered-models/alias",
+    "/model-versions/get",
+    "/model-versions/search",
+    "/model-versions/get-download-uri",
 ];
 const FIELDS: &[&str] = &[
     "run_id",
@@ -75,6 +92,14 @@ const FIELDS: &[&str] = &[
     "experiment_name",
     "models",
     "model_id",
+    "version",
+    "alias",
+    "source",
+    "stage",
+    "description",
+    "path",
+    "archive_existing_versions",
+    "source_run_id",
     "unknown",
 ];
 /// Strings that reach deep code paths: the live run, ids, tokens, filters, odd keys.
