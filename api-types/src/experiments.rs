@@ -59,4 +59,8 @@ pub struct ExperimentDetail {
     pub metric_keys: Vec<String>,
     /// Distinct tag keys over the experiment's runs (without `mlflow.` system tags), sorted.
     pub tag_keys: Vec<String>,
+    /// Whether the caller may edit the experiment and its runs (rename, describe, tag,
+    /// delete, restore): CAN_EDIT or more.
+    #[serde(default)]
+    pub can_edit: bool,
 }

@@ -14,6 +14,7 @@ pub mod nodes;
 mod query;
 mod runs;
 mod value;
+pub mod workspace;
 
 pub use auth::{
     CreatedToken, ExperimentAccess, Grant, GrantRequest, Level, LoginRequest, Me, NewToken,

@@ -52,4 +52,9 @@ pub struct MetricSeries {
     /// Non-finite points (NaN, ±inf) in range, at most one of each kind per pixel column,
     /// ordered by x, so the chart can mark them.
     pub non_finite: Vec<SeriesPoint>,
+    /// With another metric as the x axis (`x_key` of
+    /// [`SeriesBatchQuery`](crate::workspace::SeriesBatchQuery)): the x of each of `points`,
+    /// aligned with it (and `non_finite` is empty). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub x_values: Vec<F64>,
 }

@@ -177,7 +177,7 @@ fn sort_name(sort: ExperimentSort) -> &'static str {
 }
 
 /// The query-string spelling of an x axis (its serde name).
-fn axis_name(axis: XAxis) -> &'static str {
+pub(crate) fn axis_name(axis: XAxis) -> &'static str {
     match axis {
         XAxis::Step => "step",
         XAxis::Wall => "wall",

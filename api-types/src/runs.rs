@@ -121,4 +121,7 @@ pub struct RunDetail {
     pub parent: Option<RunRef>,
     /// Child runs, by start time.
     pub children: Vec<RunRef>,
+    /// Whether the caller may edit the run (CAN_EDIT on its experiment or more).
+    #[serde(default)]
+    pub can_edit: bool,
 }

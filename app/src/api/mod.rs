@@ -13,6 +13,7 @@ mod logs;
 mod models;
 mod nodes;
 mod tracking;
+mod workspace;
 
 pub use artifacts::*;
 pub use auth::*;
@@ -22,3 +23,4 @@ pub use logs::*;
 pub use models::*;
 pub use nodes::*;
 pub use tracking::*;
+pub use workspace::*;

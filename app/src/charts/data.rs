@@ -170,6 +170,7 @@ mod tests {
                 sp(3, f64::INFINITY),
                 sp(4, f64::NEG_INFINITY),
             ],
+            x_values: vec![],
         };
         let d = ChartData::from_series(&s, None);
         assert_eq!(

@@ -1,5 +1,7 @@
-//! The URL's query string as view state: read keys reactively, write them by navigating
-//! with `replace`, so reloads and shared links show the same view.
+//! The URL's query string as view state: read keys reactively, write them by navigating,
+//! so reloads and shared links show the same view. A change is a new history entry
+//! ([`QueryState::update`]), so Back undoes it; [`QueryState::update_replace`] rewrites the
+//! current entry instead (for canonical forms and for values that change continuously).
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
@@ -31,16 +33,35 @@ impl QueryState {
             .with(|q| q.get_all(key).into_iter().map(str::to_owned).collect())
     }
 
-    /// Applies `edit` to the current query and replaces the URL with the result.
+    /// The whole query (tracked).
+    pub fn with<T>(&self, f: impl FnOnce(&Query) -> T) -> T {
+        self.query.with(f)
+    }
+
+    /// Applies `edit` to the current query and navigates to the result as a new history
+    /// entry (nothing happens when `edit` changes nothing).
     pub fn update(&self, edit: impl FnOnce(&mut Query)) {
-        let mut q = self.query.get_untracked();
+        self.navigate_with(edit, false);
+    }
+
+    /// Like [`QueryState::update`], replacing the current history entry.
+    pub fn update_replace(&self, edit: impl FnOnce(&mut Query)) {
+        self.navigate_with(edit, true);
+    }
+
+    fn navigate_with(&self, edit: impl FnOnce(&mut Query), replace: bool) {
+        let before = self.query.get_untracked();
+        let mut q = before.clone();
         edit(&mut q);
+        if q == before {
+            return;
+        }
         let url = q.url(&self.path.get_untracked());
         self.navigate.with_value(|nav| {
             nav(
                 &url,
                 NavigateOptions {
-                    replace: true,
+                    replace,
                     scroll: false,
                     ..Default::default()
                 },

@@ -140,6 +140,7 @@ mod tests {
             param_keys: vec!["a".into(), "b".into()],
             metric_keys: vec!["loss".into(), "system/cpu".into()],
             tag_keys: vec!["t".into()],
+            can_edit: false,
         };
         let c = columns_from(&d, None, None, None);
         assert_eq!(

@@ -1,10 +1,16 @@
-//! `/experiments/:id`: the experiment's header and its runs table with filter, sort and
-//! column choice, all kept in the URL (`?filter=&sort=&params=&metrics=&tags=`).
+//! `/experiments/:id`: the experiment's header and its workspace: the runs table with
+//! filter, sort and column choice, the chart view and the compare view of the selected runs
+//! (`?view=`), all kept in the URL (`?filter=&sort=&params=&metrics=&tags=`, and the
+//! workspace keys of [`workspace`]). The page opens ONE live stream
+//! ([`provide_live_feed`]) shared by its views.
 
+mod charts;
 mod colcode;
 mod columns;
+mod compare;
 mod runs_table;
 mod tree;
+pub mod workspace;
 
 use api_types as json;
 use leptos::prelude::*;
@@ -14,10 +20,13 @@ use crate::api::{self, ErrorCode};
 use crate::components::columns_picker::ColumnsPicker;
 use crate::components::share::ShareButton;
 use crate::components::states::{EmptyState, ErrorView, Loading, ResourceTexts, ResourceView};
-use crate::hooks::{use_query_state, QueryState};
+use crate::hooks::{provide_live_feed, use_query_state, QueryState};
 use crate::routes::AppRoute;
+use charts::ChartsView;
 use columns::{columns_from, columns_to_query, DEFAULT_SORT};
+use compare::CompareView;
 use runs_table::RunsTable;
+use workspace::{View, Workspace};
 
 /// The experiment page's words for loading, not found, denied and failed.
 const EXPERIMENT: ResourceTexts = ResourceTexts {
@@ -78,7 +87,9 @@ fn ExperimentView(
     detail: json::ExperimentDetail,
 ) -> impl IntoView {
     let qs = use_query_state();
+    let ws = Workspace::new(qs);
     let exp = detail.experiment.clone();
+    provide_live_feed(exp.id.clone());
     let cols = {
         let d = detail.clone();
         Memo::new(move |_| columns_from(&d, qs.get("params"), qs.get("metrics"), qs.get("tags")))
@@ -121,11 +132,20 @@ fn ExperimentView(
             </div>
             <ShareButton experiment_id=exp.id.clone() experiment_name=exp.name.clone() />
         </div>
-        <div class="toolbar">
+        <ViewTabs ws=ws />
+        {
+            let d = detail.clone();
+            move || match ws.view() {
+                View::Runs => ().into_any(),
+                View::Charts => view! { <ChartsView detail=d.clone() ws=ws /> }.into_any(),
+                View::Compare => view! { <CompareView detail=d.clone() ws=ws /> }.into_any(),
+            }
+        }
+        <div class="toolbar" class:hidden=move || ws.view() != View::Runs>
             <FilterBox qs=qs error=filter_error />
             <ColumnsPicker detail=detail selected=cols on_change=on_columns />
         </div>
-        <div class="card">
+        <div class="card" class:hidden=move || ws.view() != View::Runs>
             <Transition fallback=|| view! { <Loading label="Loading runs…" /> }>
                 {move || Suspend::new(async move {
                     match runs.await {
@@ -140,6 +160,33 @@ fn ExperimentView(
                     }
                 })}
             </Transition>
+        </div>
+    }
+}
+
+/// The workspace's tabs: Runs, Charts (with the selection's size), Compare.
+#[component]
+fn ViewTabs(
+    /// The URL's workspace state.
+    ws: Workspace,
+) -> impl IntoView {
+    let tab = move |v: View| {
+        let count = move || match v {
+            View::Runs => String::new(),
+            _ => format!(" ({})", ws.shown().len()),
+        };
+        view! {
+            <button class="tab" role="tab" type="button"
+                class:selected=move || ws.view() == v
+                aria-selected=move || (ws.view() == v).to_string()
+                on:click=move |_| ws.set_view(v)>
+                {v.label()}{count}
+            </button>
+        }
+    };
+    view! {
+        <div class="tabs" role="tablist" aria-label="Experiment views">
+            {View::ALL.map(tab).to_vec()}
         </div>
     }
 }
