@@ -104,6 +104,7 @@ pub fn experiment_detail(c: &Connection, id: i64) -> Result<json::ExperimentDeta
         param_keys: keys("params", "")?,
         metric_keys: keys("latest_metrics", "")?,
         tag_keys: keys("tags", "AND substr(x.key, 1, 7) <> 'mlflow.'")?,
+        can_edit: false,
     })
 }
 
@@ -135,6 +136,7 @@ pub fn run_detail(c: &Connection, run_id: &str) -> Result<json::RunDetail, Error
                 metrics: Vec::new(),
                 parent: None,
                 children: Vec::new(),
+                can_edit: false,
             })
         })
         .optional()?

@@ -46,6 +46,7 @@ pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, E
         x_extent: None,
         points: Vec::new(),
         non_finite: Vec::new(),
+        x_values: Vec::new(),
     };
     let Some(sid) = series_id else {
         return Ok(out);
