@@ -39,7 +39,8 @@ pub struct MetricSeries {
     pub key: String,
     /// The x axis the columns were computed on.
     pub x_axis: XAxis,
-    /// Run start time, ms (for the relative axis).
+    /// Origin of relative times, ms since the epoch: the run's start, or the series' first
+    /// timestamp when points precede the start (relative x = timestamp − this).
     pub run_start_time: i64,
     /// Points logged in the requested x range (before reduction).
     pub points_in_range: u64,

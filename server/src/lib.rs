@@ -8,6 +8,7 @@ pub mod demo;
 pub mod error;
 pub mod headers;
 pub mod jobs;
+pub mod live;
 pub mod logs;
 pub mod mlflow;
 pub mod models;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub artifacts: Arc<dyn artifacts::ArtifactStore>,
     /// Largest artifact upload accepted, in bytes.
     pub max_artifact_bytes: u64,
+    /// What the MLflow write endpoints commit, for the experiment pages' live streams.
+    pub live: live::LiveBus,
 }
 
 impl AppState {
@@ -72,6 +75,7 @@ impl AppState {
             nodes: Arc::new(nodes::NodeService::default()),
             artifacts: Arc::new(local),
             max_artifact_bytes: artifacts::DEFAULT_MAX_UPLOAD,
+            live: live::LiveBus::default(),
         }
     }
 

@@ -70,16 +70,18 @@ fn sort_summaries(items: &mut [json::ExperimentSummary], sort: json::ExperimentS
     });
 }
 
-/// `GET /api/v1/experiments/{id}`: the experiment (active or deleted), its tags, and the
-/// param, metric and tag keys (tags without `mlflow.` system keys) over its active runs.
+/// `GET /api/v1/experiments/{id}`: the experiment (active or deleted), its tags, the
+/// param, metric and tag keys (tags without `mlflow.` system keys) over its active runs,
+/// and whether the caller may edit it (CAN_EDIT or more; administrators may).
 pub async fn get_experiment(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
 ) -> Result<Json<json::ExperimentDetail>, Error> {
     let id = guard.id;
-    let detail = state
+    let mut detail = state
         .store
         .call(move |c| overview::experiment_detail(c, id))
         .await?;
+    detail.can_edit = guard.level >= api_types::Level::CanEdit;
     Ok(Json(detail))
 }

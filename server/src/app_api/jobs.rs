@@ -134,14 +134,17 @@ pub async fn create_attempt(
         true => CreateAttempt::default(),
         false => json_body(&body, "{\"run_name\": \"<optional MLflow run name>\"}")?,
     };
-    let attempt = state
+    let (attempt, run) = state
         .store
         .call(move |c| {
             write(c, |tx| {
-                jobs::create_attempt(tx, &guard.caller, guard.job_run_id, req.run_name)
+                let a = jobs::create_attempt(tx, &guard.caller, guard.job_run_id, req.run_name)?;
+                let run = crate::tracking::runs::get_info(tx, &a.run_id)?;
+                Ok((a, run))
             })
         })
         .await?;
+    state.live.run_changed(&run);
     Ok((StatusCode::CREATED, Json(attempt)))
 }
 
@@ -176,15 +179,18 @@ pub async fn set_status(
         "{\"status\": \"QUEUED\"|\"RUNNING\"|\"SUCCEEDED\"|\"FAILED\"|\"CANCELED\"}",
     )?;
     let id = guard.job_run_id;
-    let detail = state
+    let (detail, ended) = state
         .store
         .call(move |c| {
             write(c, |tx| {
-                jobs::set_status(tx, id, req.status)?;
-                jobs::job_run(tx, id)
+                let ended = jobs::set_status(tx, id, req.status)?;
+                Ok((jobs::job_run(tx, id)?, ended))
             })
         })
         .await?;
+    if let Some(run) = ended {
+        state.live.run_changed(&run);
+    }
     Ok(Json(detail))
 }
 

@@ -12,6 +12,7 @@ pub mod experiments;
 pub mod guard;
 pub mod jobs;
 pub mod jobs_access;
+pub mod live;
 pub mod logs;
 pub mod logs_download;
 pub mod logs_stream;
@@ -22,7 +23,9 @@ pub mod query;
 pub mod registry;
 pub mod run_page;
 pub mod run_table;
+pub mod runs_csv;
 pub mod series;
+pub mod series_batch;
 
 use api_types::{JobLevel, Level};
 
@@ -57,6 +60,23 @@ pub fn dialect() -> Dialect {
                 app(Experiment(Read)),
                 run_table::list_runs,
             ),
+            // Workspace (issue 9): charts of several runs, the live stream, CSV export.
+            Route::get(
+                "/experiments/{id}/series",
+                app(Experiment(Read)),
+                series_batch::get_series_batch,
+            ),
+            Route::get(
+                "/experiments/{id}/live",
+                app(Experiment(Read)),
+                live::stream_live,
+            ),
+            Route::get(
+                "/experiments/{id}/runs/csv",
+                app(Experiment(Read)),
+                runs_csv::export_runs_csv,
+            ),
+            // End of Workspace (issue 9).
             Route::get(
                 "/experiments/{id}/access",
                 app(Experiment(Read)),

@@ -6,6 +6,7 @@
 use std::str::FromStr;
 
 use api_types as json;
+use api_types::workspace as ws;
 use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 
@@ -167,22 +168,83 @@ impl QueryParams {
             .get("key")
             .ok_or_else(|| Error::InvalidParameter("key (the metric key) is required".into()))?
             .to_string();
-        let x = match self.get("x") {
-            None | Some("step") => json::XAxis::Step,
-            Some("wall") => json::XAxis::Wall,
-            Some("relative") => json::XAxis::Relative,
-            Some(other) => {
-                return Err(Error::InvalidParameter(format!(
-                    "x must be step, wall or relative; got '{other}'"
-                )))
-            }
-        };
         Ok(json::SeriesQuery {
             key,
-            x,
+            x: self.x_axis()?,
             width: self.parse::<u32>("width", "an integer from 1 to 10000")?,
             x_min: self.finite("x_min")?,
             x_max: self.finite("x_max")?,
+        })
+    }
+
+    /// `x=step|wall|relative` (step when absent).
+    fn x_axis(&self) -> Result<json::XAxis, Error> {
+        match self.get("x") {
+            None | Some("step") => Ok(json::XAxis::Step),
+            Some("wall") => Ok(json::XAxis::Wall),
+            Some("relative") => Ok(json::XAxis::Relative),
+            Some(other) => Err(Error::InvalidParameter(format!(
+                "x must be step, wall or relative; got '{other}'"
+            ))),
+        }
+    }
+
+    /// Every non-empty value of the repeated `key`, verbatim, in order, without repeats;
+    /// at most `max` (400 naming `key` beyond).
+    fn repeated(&self, key: &str, max: usize) -> Result<Vec<String>, Error> {
+        let mut out: Vec<String> = Vec::new();
+        for v in self.all(key).filter(|v| !v.is_empty()) {
+            if !out.iter().any(|o| o == v) {
+                out.push(v.to_string());
+            }
+        }
+        if out.len() > max {
+            return Err(Error::InvalidParameter(format!(
+                "{key} may be given at most {max} times, got {}",
+                out.len()
+            )));
+        }
+        Ok(out)
+    }
+
+    /// `GET /experiments/{id}/series` (see [`ws::SeriesBatchQuery`] for the limits).
+    pub fn series_batch(&self) -> Result<ws::SeriesBatchQuery, Error> {
+        use ws::{MAX_BATCH_KEYS, MAX_BATCH_RUNS, MAX_BATCH_SERIES};
+        let runs = self.repeated("run", MAX_BATCH_RUNS)?;
+        let keys = self.repeated("key", MAX_BATCH_KEYS)?;
+        if runs.is_empty() {
+            return Err(Error::InvalidParameter(
+                "run (a run id, repeated for each run) is required".into(),
+            ));
+        }
+        if keys.is_empty() {
+            return Err(Error::InvalidParameter(
+                "key (a metric key, repeated for each key) is required".into(),
+            ));
+        }
+        if runs.len() * keys.len() > MAX_BATCH_SERIES {
+            return Err(Error::InvalidParameter(format!(
+                "run and key name {} series ({} runs x {} keys); at most {MAX_BATCH_SERIES}",
+                runs.len() * keys.len(),
+                runs.len(),
+                keys.len()
+            )));
+        }
+        Ok(ws::SeriesBatchQuery {
+            runs,
+            keys,
+            x: self.x_axis()?,
+            x_key: self.get("x_key").map(str::to_string),
+            width: self.parse::<u32>("width", "an integer from 1 to 10000")?,
+            x_min: self.finite("x_min")?,
+            x_max: self.finite("x_max")?,
+        })
+    }
+
+    /// `GET /experiments/{id}/live`: at most [`ws::MAX_BATCH_RUNS`] runs.
+    pub fn live(&self) -> Result<ws::LiveQuery, Error> {
+        Ok(ws::LiveQuery {
+            runs: self.repeated("run", ws::MAX_BATCH_RUNS)?,
         })
     }
 
@@ -236,6 +298,38 @@ mod tests {
             vec!["lr", "batch_size", "a,b", "optimizer"]
         );
         assert_eq!(q.key_list("tags", "tag"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn batch_runs_and_keys_repeat_verbatim_within_limits() {
+        let q = QueryParams::from_pairs(&[
+            ("run", "a"),
+            ("key", "loss,x"),
+            ("run", "b"),
+            ("run", "a"),
+            ("key", ""),
+            ("x_key", "epoch"),
+        ]);
+        let b = q.series_batch().unwrap();
+        assert_eq!(b.runs, ["a", "b"]);
+        assert_eq!(b.keys, ["loss,x"]);
+        assert_eq!(b.x_key.as_deref(), Some("epoch"));
+        let message = |pairs: &[(&str, &str)]| match QueryParams::from_pairs(pairs).series_batch() {
+            Err(crate::Error::InvalidParameter(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(message(&[("key", "k")]).starts_with("run "));
+        assert!(message(&[("run", "r")]).starts_with("key "));
+        assert!(message(&[("run", "r"), ("key", "k"), ("x", "epoch")]).starts_with("x "));
+        let many: Vec<String> = (0..101).map(|i| format!("r{i}")).collect();
+        let mut pairs: Vec<(&str, &str)> = many.iter().map(|r| ("run", r.as_str())).collect();
+        pairs.push(("key", "k"));
+        assert!(message(&pairs).starts_with("run "));
+        let keys: Vec<String> = (0..11).map(|i| format!("k{i}")).collect();
+        let mut pairs: Vec<(&str, &str)> =
+            many[..100].iter().map(|r| ("run", r.as_str())).collect();
+        pairs.extend(keys.iter().map(|k| ("key", k.as_str())));
+        assert!(message(&pairs).contains("1100 series"));
     }
 
     #[test]

@@ -16,7 +16,8 @@ const DEFAULT_WIDTH: u32 = 1000;
 /// `GET /api/v1/runs/{id}/series?key=&x=step|wall|relative&width=&x_min=&x_max=`: the
 /// metric `key` (required) of the run reduced with M4 to `width` (1..=10000, default 1000)
 /// pixel columns over `[x_min, x_max]` on the chosen axis (default: the series' extent).
-/// `wall` is ms since the epoch, `relative` ms since the run's start. A key the run never
+/// `wall` is ms since the epoch, `relative` ms since the run's start (since the series'
+/// first point when that is older; `run_start_time` is that origin). A key the run never
 /// logged gives an empty series; an unknown run 404; a bad range or width 400.
 pub async fn get_metric_series(
     State(state): State<AppState>,

@@ -230,11 +230,16 @@ pub fn add_node(conn: &Connection, job_run_id: i64, node: &str) -> Result<(), Er
 /// Sets a job run's status. Out of a final status: 400 (setting the same one again changes
 /// nothing, so a retried request succeeds). A final status records `ended` and ends the
 /// latest attempt's MLflow run if it is still running (SUCCEEDED: FINISHED, FAILED:
-/// FAILED, CANCELED: KILLED).
-pub fn set_status(conn: &Connection, job_run_id: i64, new: JobRunStatus) -> Result<(), Error> {
+/// FAILED, CANCELED: KILLED). Returns that run as it is after the change when it was
+/// ended here (for the live stream).
+pub fn set_status(
+    conn: &Connection,
+    job_run_id: i64,
+    new: JobRunStatus,
+) -> Result<Option<crate::tracking::model::RunInfo>, Error> {
     let old = status(conn, job_run_id)?;
     if old == new {
-        return Ok(());
+        return Ok(None);
     }
     if !old.is_active() {
         return Err(Error::InvalidState(format!(
@@ -250,15 +255,16 @@ pub fn set_status(conn: &Connection, job_run_id: i64, new: JobRunStatus) -> Resu
         JobRunStatus::Succeeded => RunStatus::Finished,
         JobRunStatus::Failed => RunStatus::Failed,
         JobRunStatus::Canceled => RunStatus::Killed,
-        JobRunStatus::Queued | JobRunStatus::Running => return Ok(()),
+        JobRunStatus::Queued | JobRunStatus::Running => return Ok(None),
     };
     if let Some(run_id) = latest_attempt_run(conn, job_run_id)? {
         let info = crate::tracking::runs::get_info(conn, &run_id)?;
         if info.status == RunStatus::Running.as_str() && info.lifecycle_stage == "active" {
             crate::tracking::runs::update(conn, &run_id, Some(run_status), Some(now), None)?;
+            return crate::tracking::runs::get_info(conn, &run_id).map(Some);
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Sets when a job run was submitted and ended (the demo back-dates its job runs to the

@@ -1,6 +1,7 @@
 //! Logging endpoints: log-metric, log-parameter, set-tag, delete-tag, log-batch and
 //! log-inputs. One request is one transaction. Metrics that name a `model_id` are also
-//! linked to that logged model.
+//! linked to that logged model. After the commit, new points and renames go to the live
+//! bus (`crate::live`).
 
 use api_types::Level;
 use axum::extract::State;
@@ -12,6 +13,7 @@ use super::request::Msg;
 use super::write;
 use crate::auth::Caller;
 use crate::error::MlflowError;
+use crate::live::BatchWatch;
 use crate::models::inputs::{self, Dataset, DatasetInput};
 use crate::models::logged::{self, MetricLink};
 use crate::tracking::log_batch::{self, Batch};
@@ -49,7 +51,13 @@ fn metric(f: &Fields) -> Result<(Metric, Option<MetricLink>), Error> {
 }
 
 async fn log(s: AppState, run_id: String, batch: Batch, single: bool) -> Reply {
-    write(&s, move |c| log_batch::log_batch(c, &run_id, batch, single)).await?;
+    let watch = BatchWatch::of(&s.live, &batch.metrics, &batch.tags);
+    let events = write(&s, move |c| {
+        log_batch::log_batch(c, &run_id, batch, single)?;
+        Ok(watch.map(|w| w.events(c, &run_id)).unwrap_or_default())
+    })
+    .await?;
+    s.live.publish_all(events);
     Ok(Json(json!({})))
 }
 
@@ -65,7 +73,8 @@ async fn log_linked(
     single: bool,
     links: Vec<MetricLink>,
 ) -> Reply {
-    write(&s, move |c| {
+    let watch = BatchWatch::of(&s.live, &batch.metrics, &batch.tags);
+    let events = write(&s, move |c| {
         let mut checked = std::collections::HashSet::new();
         for l in &links {
             if checked.insert(l.model_id.as_str()) {
@@ -73,9 +82,11 @@ async fn log_linked(
             }
         }
         log_batch::log_batch(c, &run_id, batch, single)?;
-        logged::log_metrics(c, &run_id, &links)
+        logged::log_metrics(c, &run_id, &links)?;
+        Ok(watch.map(|w| w.events(c, &run_id)).unwrap_or_default())
     })
     .await?;
+    s.live.publish_all(events);
     Ok(Json(json!({})))
 }
 

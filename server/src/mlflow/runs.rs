@@ -1,4 +1,5 @@
-//! Run endpoints: create, get, update, delete, restore and search.
+//! Run endpoints: create, get, update, delete, restore and search. Creates and changes go
+//! to the live bus (`crate::live`) after the commit.
 
 use axum::extract::State;
 use axum::Json;
@@ -46,6 +47,7 @@ pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
         runs::get(c, &id)
     })
     .await?;
+    s.live.run_changed(&run.info);
     Ok(Json(json!({ "run": RunJson::from(run) })))
 }
 
@@ -70,20 +72,31 @@ pub async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
         runs::update(c, &run_id, status, end_time, run_name.as_deref())
     })
     .await?;
+    s.live.run_changed(&info);
     Ok(Json(json!({ "run_info": RunInfoJson::from(info) })))
 }
 
 /// `POST runs/delete`
 pub async fn delete_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
-    let run_id = f.run_id()?;
-    write(&s, move |c| runs::set_deleted(c, &run_id, true)).await?;
-    Ok(Json(json!({})))
+    set_deleted(s, f.run_id()?, true).await
 }
 
 /// `POST runs/restore`
 pub async fn restore_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
-    let run_id = f.run_id()?;
-    write(&s, move |c| runs::set_deleted(c, &run_id, false)).await?;
+    set_deleted(s, f.run_id()?, false).await
+}
+
+/// Deletes or restores a run, then tells the live streams.
+async fn set_deleted(s: AppState, run_id: String, deleted: bool) -> Reply {
+    let listening = s.live.listening();
+    let info = write(&s, move |c| {
+        runs::set_deleted(c, &run_id, deleted)?;
+        listening.then(|| runs::get_info(c, &run_id)).transpose()
+    })
+    .await?;
+    if let Some(info) = info {
+        s.live.run_changed(&info);
+    }
     Ok(Json(json!({})))
 }
 

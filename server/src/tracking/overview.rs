@@ -72,7 +72,7 @@ pub fn summary(c: &Connection, id: i64) -> Result<json::ExperimentSummary, Error
 }
 
 /// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags
-/// without `mlflow.` system keys) over its active runs.
+/// without `mlflow.` system keys) over its active runs. `can_edit` is the caller's to set.
 pub fn experiment_detail(c: &Connection, id: i64) -> Result<json::ExperimentDetail, Error> {
     let experiment = summary(c, id)?;
     let tags = c
@@ -160,20 +160,42 @@ fn key_values(c: &Connection, table: &str, run_id: &str) -> Result<Vec<json::Key
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The latest value of each of `keys` of run `run_id` (keys it has none for are left
+/// out), in the order of `keys`.
+pub fn latest_of(
+    c: &Connection,
+    run_id: &str,
+    keys: &[&str],
+) -> Result<Vec<json::LatestMetric>, Error> {
+    let mut stmt = c.prepare_cached(
+        "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
+          WHERE run_uuid = ?1 AND key = ?2",
+    )?;
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        if let Some(m) = stmt.query_row([run_id, key], latest_row).optional()? {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+fn latest_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::LatestMetric> {
+    let nan: bool = r.get(1)?;
+    Ok(json::LatestMetric {
+        key: r.get(0)?,
+        value: json::F64(if nan { f64::NAN } else { r.get(2)? }),
+        step: r.get(3)?,
+        timestamp: r.get(4)?,
+    })
+}
+
 fn latest_metrics(c: &Connection, run_id: &str) -> Result<Vec<json::LatestMetric>, Error> {
     let mut stmt = c.prepare_cached(
         "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
           WHERE run_uuid = ?1 ORDER BY key",
     )?;
-    let rows = stmt.query_map([run_id], |r| {
-        let nan: bool = r.get(1)?;
-        Ok(json::LatestMetric {
-            key: r.get(0)?,
-            value: json::F64(if nan { f64::NAN } else { r.get(2)? }),
-            step: r.get(3)?,
-            timestamp: r.get(4)?,
-        })
-    })?;
+    let rows = stmt.query_map([run_id], latest_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

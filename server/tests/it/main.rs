@@ -25,3 +25,4 @@ mod registry;
 mod startup;
 mod v1_api;
 mod v1_bench;
+mod workspace;

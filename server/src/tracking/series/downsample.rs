@@ -68,50 +68,79 @@ impl Viewport {
     }
 }
 
+/// What the reducer keeps: a point with a y value (the series' points, or a point paired
+/// with another metric's value as its x).
+pub trait Sample: Copy {
+    /// The value compared for the column's minimum and maximum.
+    fn y(&self) -> f64;
+}
+
+impl Sample for json::SeriesPoint {
+    fn y(&self) -> f64 {
+        self.value.0
+    }
+}
+
 /// The reduced series.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Reduced {
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reduction<P> {
     /// Finite points kept, in input order.
-    pub points: Vec<json::SeriesPoint>,
+    pub points: Vec<P>,
     /// Non-finite points kept (first NaN, +inf and -inf of each column), in input order.
-    pub non_finite: Vec<json::SeriesPoint>,
+    pub non_finite: Vec<P>,
     /// Points pushed that fell inside the range (finite or not).
     pub in_range: u64,
 }
 
-/// A point remembered with its position in the input, so a column's picks keep input order.
-type Seen = Option<(u64, json::SeriesPoint)>;
+impl<P> Default for Reduction<P> {
+    fn default() -> Self {
+        Reduction {
+            points: Vec::new(),
+            non_finite: Vec::new(),
+            in_range: 0,
+        }
+    }
+}
 
-/// Streaming M4 reducer: push points sorted by x, then [`M4::finish`]. Memory is
+/// A reduced series of plain points.
+pub type Reduced = Reduction<json::SeriesPoint>;
+
+/// A point remembered with its position in the input, so a column's picks keep input order.
+type Seen<P> = Option<(u64, P)>;
+
+/// Streaming M4 reducer: push points sorted by x, then [`Reducer::finish`]. Memory is
 /// proportional to the output, not to the input.
 #[derive(Debug)]
-pub struct M4 {
+pub struct Reducer<P> {
     view: Viewport,
     column: Option<u32>,
     seq: u64,
     /// first, last, min, max finite points of the current column.
-    picks: [Seen; 4],
+    picks: [Seen<P>; 4],
     /// first NaN, +inf, -inf of the current column.
-    odd: [Seen; 3],
-    out: Reduced,
+    odd: [Seen<P>; 3],
+    out: Reduction<P>,
 }
 
-impl M4 {
+/// The reducer of plain points.
+pub type M4 = Reducer<json::SeriesPoint>;
+
+impl<P: Sample> Reducer<P> {
     /// A reducer for `view`.
     pub fn new(view: Viewport) -> Self {
-        M4 {
+        Reducer {
             view,
             column: None,
             seq: 0,
             picks: [None; 4],
             odd: [None; 3],
-            out: Reduced::default(),
+            out: Reduction::default(),
         }
     }
 
     /// Adds the next point, whose position on the x axis is `x`. Points outside the
     /// viewport are ignored.
-    pub fn push(&mut self, x: f64, p: json::SeriesPoint) {
+    pub fn push(&mut self, x: f64, p: P) {
         let Some(col) = self.view.column(x) else {
             return;
         };
@@ -122,7 +151,7 @@ impl M4 {
         self.seq += 1;
         self.out.in_range += 1;
         let seen = Some((self.seq, p));
-        let v = p.value.0;
+        let v = p.y();
         if v.is_nan() {
             self.odd[0].get_or_insert((self.seq, p));
         } else if v == f64::INFINITY {
@@ -134,17 +163,17 @@ impl M4 {
             first.get_or_insert((self.seq, p));
             *last = seen;
             // Strict comparisons keep the earliest of equal extremes.
-            if min.is_none_or(|(_, m)| v < m.value.0) {
+            if min.is_none_or(|(_, m)| v < m.y()) {
                 *min = seen;
             }
-            if max.is_none_or(|(_, m)| v > m.value.0) {
+            if max.is_none_or(|(_, m)| v > m.y()) {
                 *max = seen;
             }
         }
     }
 
     /// Ends the input and returns the reduced series.
-    pub fn finish(mut self) -> Reduced {
+    pub fn finish(mut self) -> Reduction<P> {
         self.flush();
         self.out
     }
@@ -157,9 +186,8 @@ impl M4 {
 }
 
 /// Moves the remembered points into `out`, ordered by input position, without duplicates.
-fn emit(seen: &mut [Seen], out: &mut Vec<json::SeriesPoint>) {
-    let mut picked: Vec<(u64, json::SeriesPoint)> =
-        seen.iter_mut().filter_map(Option::take).collect();
+fn emit<P>(seen: &mut [Seen<P>], out: &mut Vec<P>) {
+    let mut picked: Vec<(u64, P)> = seen.iter_mut().filter_map(Option::take).collect();
     picked.sort_by_key(|(seq, _)| *seq);
     picked.dedup_by_key(|(seq, _)| *seq);
     out.extend(picked.into_iter().map(|(_, p)| p));

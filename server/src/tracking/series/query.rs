@@ -1,10 +1,12 @@
 //! A chart's data: one metric of one run over an x range, streamed from the index in x
 //! order through the M4 reducer.
 
+use std::collections::HashSet;
+
 use api_types as json;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::downsample::{Reduced, Viewport, M4};
+use super::downsample::{Reduced, Reducer, Reduction, Sample, Viewport, M4};
 use crate::Error;
 
 /// What a series request asks for, validated.
@@ -26,21 +28,110 @@ pub struct SeriesRequest {
 /// One metric of one run reduced with M4 to `width` pixel columns over the requested range
 /// on the chosen axis. A key the run never logged gives an empty series; an unknown run
 /// `Error::NotFound`; a bad range or width `Error::InvalidParameter`.
+///
+/// Relative times (the `relative` axis, and `run_start_time` on every axis) are measured
+/// from the series' origin: the run's start, or the series' first timestamp when points
+/// were logged before the run started (a client whose clock is behind the server's, a
+/// run created with an explicit later `start_time`).
 pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, Error> {
+    let found = open(c, &req)?;
+    let (mut out, Some(sid)) = found else {
+        return Ok(found.0);
+    };
+    let axis = Axis::new(req.axis, out.run_start_time);
+    let Some((lo, hi)) = extent(c, sid, axis)? else {
+        return Ok(out);
+    };
+    out.x_extent = Some((lo, hi));
+    let view = view_of(&req, lo, hi)?;
+    let reduced = reduce_range(c, sid, axis, view)?;
+    out.total_points = total(c, sid, &view, (lo, hi), reduced.in_range)?;
+    out.points_in_range = reduced.in_range;
+    out.points = reduced.points;
+    out.non_finite = reduced.non_finite;
+    Ok(out)
+}
+
+/// One metric of one run against another metric of the same run (`x_key`) as the x axis:
+/// the points whose step has a finite `x_key` value (its last one logged at that step),
+/// reduced with M4 on the step axis over `[x_min, x_max]` *steps*, each with its x in
+/// `x_values`. Non-finite values are left out (they have no place on such a chart).
+/// `x_axis` is `step`, `x_extent` the series' step extent.
+pub fn query_x_key(
+    c: &Connection,
+    req: SeriesRequest,
+    x_key: &str,
+) -> Result<json::MetricSeries, Error> {
+    let req = SeriesRequest {
+        axis: json::XAxis::Step,
+        ..req
+    };
+    let found = open(c, &req)?;
+    let (mut out, Some(sid)) = found else {
+        return Ok(found.0);
+    };
+    let Some((lo, hi)) = extent(c, sid, Axis::Step)? else {
+        return Ok(out);
+    };
+    out.x_extent = Some((lo, hi));
+    let view = view_of(&req, lo, hi)?;
+    let x_sid = series_id(c, &req.run_id, x_key)?;
+    let reduced = match x_sid {
+        Some(x_sid) => reduce_joined(c, sid, x_sid, view)?,
+        None => Reduction::default(),
+    };
+    // Points without an x are not in `in_range`: count them all.
+    out.total_points = count(c, sid)?;
+    out.points_in_range = reduced.in_range;
+    (out.points, out.x_values) = reduced
+        .points
+        .into_iter()
+        .map(|p| (p.point, json::F64(p.x)))
+        .unzip();
+    Ok(out)
+}
+
+/// Which of `run_ids` are runs of experiment `experiment_id` (deleted ones included).
+pub fn runs_of_experiment(
+    c: &Connection,
+    experiment_id: i64,
+    run_ids: &[String],
+) -> Result<HashSet<String>, Error> {
+    let mut stmt =
+        c.prepare_cached("SELECT run_uuid FROM runs WHERE run_uuid = ?1 AND experiment_id = ?2")?;
+    let mut found = HashSet::new();
+    for id in run_ids {
+        if let Some(id) = stmt
+            .query_row(rusqlite::params![id, experiment_id], |r| r.get(0))
+            .optional()?
+        {
+            found.insert(id);
+        }
+    }
+    Ok(found)
+}
+
+/// The answer's frame for `req` (no points yet) with the series' id, `None` when the run
+/// never logged the key. The run's start becomes the series' origin when its first point
+/// is older.
+fn open(c: &Connection, req: &SeriesRequest) -> Result<(json::MetricSeries, Option<i64>), Error> {
     let start: i64 = c
         .prepare_cached("SELECT start_time FROM runs WHERE run_uuid = ?1")?
         .query_row([&req.run_id], |r| r.get(0))
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("run '{}' does not exist", req.run_id)))?;
-    let series_id: Option<i64> = c
-        .prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
-        .query_row([&req.run_id, &req.key], |r| r.get(0))
-        .optional()?;
-    let mut out = json::MetricSeries {
-        run_id: req.run_id,
-        key: req.key,
+    let sid = series_id(c, &req.run_id, &req.key)?;
+    let first: Option<i64> = match sid {
+        Some(sid) => c
+            .prepare_cached("SELECT min(timestamp) FROM metric_points WHERE series_id = ?1")?
+            .query_row([sid], |r| r.get(0))?,
+        None => None,
+    };
+    let out = json::MetricSeries {
+        run_id: req.run_id.clone(),
+        key: req.key.clone(),
         x_axis: req.axis,
-        run_start_time: start,
+        run_start_time: first.map_or(start, |t| t.min(start)),
         points_in_range: 0,
         total_points: 0,
         x_extent: None,
@@ -48,33 +139,50 @@ pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, E
         non_finite: Vec::new(),
         x_values: Vec::new(),
     };
-    let Some(sid) = series_id else {
-        return Ok(out);
-    };
-    let axis = Axis::new(req.axis, start);
-    let Some((lo, hi)) = extent(c, sid, axis)? else {
-        return Ok(out);
-    };
-    out.x_extent = Some((lo, hi));
+    Ok((out, sid))
+}
+
+fn series_id(c: &Connection, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
+    Ok(
+        c.prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
+            .query_row([run_id, key], |r| r.get(0))
+            .optional()?,
+    )
+}
+
+/// The requested range, its open ends filled from the series' extent `lo..=hi`.
+fn view_of(req: &SeriesRequest, lo: f64, hi: f64) -> Result<Viewport, Error> {
     let (x_min, x_max) = match (req.x_min, req.x_max) {
         (Some(a), Some(b)) => (a, b),
         (Some(a), None) => (a, hi.max(a)),
         (None, Some(b)) => (lo.min(b), b),
         (None, None) => (lo, hi),
     };
-    let view = Viewport::new(req.width, x_min, x_max)?;
-    let reduced = reduce_range(c, sid, axis, view)?;
-    out.total_points = if x_min <= lo && x_max >= hi {
-        reduced.in_range
-    } else {
+    Viewport::new(req.width, x_min, x_max)
+}
+
+/// The series' point count: the points in range when the range covers the extent, else
+/// counted.
+fn total(
+    c: &Connection,
+    sid: i64,
+    view: &Viewport,
+    (lo, hi): (f64, f64),
+    in_range: u64,
+) -> Result<u64, Error> {
+    if view.x_min() <= lo && view.x_max() >= hi {
+        return Ok(in_range);
+    }
+    count(c, sid)
+}
+
+/// The series' point count.
+fn count(c: &Connection, sid: i64) -> Result<u64, Error> {
+    Ok(
         c.prepare_cached("SELECT count(*) FROM metric_points WHERE series_id = ?1")?
             .query_row([sid], |r| r.get::<_, i64>(0))?
-            .max(0) as u64
-    };
-    out.points_in_range = reduced.in_range;
-    out.points = reduced.points;
-    out.non_finite = reduced.non_finite;
-    Ok(out)
+            .max(0) as u64,
+    )
 }
 
 /// How a stored point maps to x: by step, or by timestamp shifted by `offset`.
@@ -162,6 +270,86 @@ fn reduce_range(c: &Connection, sid: i64, axis: Axis, view: Viewport) -> Result<
                 value,
             },
         );
+    }
+    Ok(m4.finish())
+}
+
+/// A point of the y series with the x series' value at its step.
+#[derive(Debug, Clone, Copy)]
+struct Paired {
+    point: json::SeriesPoint,
+    x: f64,
+}
+
+impl Sample for Paired {
+    fn y(&self) -> f64 {
+        self.point.value.0
+    }
+}
+
+/// The y series' points in `view` (steps) joined on step with the x series (its last
+/// finite value per step), both read in step order in one pass (a merge join), into the
+/// reducer. Points without an x, and non-finite ones, are left out.
+fn reduce_joined(
+    c: &Connection,
+    sid: i64,
+    x_sid: i64,
+    view: Viewport,
+) -> Result<Reduction<Paired>, Error> {
+    let lo = view.x_min().ceil() as i64;
+    let hi = view.x_max().floor() as i64;
+    let mut ys = c.prepare_cached(
+        "SELECT step, timestamp, value FROM metric_points
+          WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 AND is_nan = 0
+          ORDER BY step, timestamp, is_nan, value",
+    )?;
+    let mut xs = c.prepare_cached(
+        "SELECT step, value FROM metric_points
+          WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 AND is_nan = 0
+          ORDER BY step, timestamp, is_nan, value",
+    )?;
+    let mut y_rows = ys.query(rusqlite::params![sid, lo, hi])?;
+    let mut x_rows = xs.query(rusqlite::params![x_sid, lo, hi])?;
+    let mut next_x = || -> Result<Option<(i64, f64)>, Error> {
+        Ok(match x_rows.next()? {
+            Some(r) => Some((r.get(0)?, r.get(1)?)),
+            None => None,
+        })
+    };
+    let mut peeked = next_x()?;
+    // The x of the last step looked up (several y points may share a step).
+    let mut at: Option<(i64, Option<f64>)> = None;
+    let mut m4 = Reducer::new(view);
+    while let Some(r) = y_rows.next()? {
+        let step: i64 = r.get(0)?;
+        let value: f64 = r.get(2)?;
+        if !value.is_finite() {
+            continue;
+        }
+        let x = match at {
+            Some((s, x)) if s == step => x,
+            _ => {
+                while peeked.is_some_and(|(s, _)| s < step) {
+                    peeked = next_x()?;
+                }
+                let mut x = None;
+                while let Some((_, v)) = peeked.filter(|(s, _)| *s == step) {
+                    if v.is_finite() {
+                        x = Some(v);
+                    }
+                    peeked = next_x()?;
+                }
+                at = Some((step, x));
+                x
+            }
+        };
+        let Some(x) = x else { continue };
+        let point = json::SeriesPoint {
+            step,
+            timestamp: r.get(1)?,
+            value: json::F64(value),
+        };
+        m4.push(step as f64, Paired { point, x });
     }
     Ok(m4.finish())
 }

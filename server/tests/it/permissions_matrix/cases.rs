@@ -113,6 +113,7 @@ pub fn all() -> Vec<&'static Case> {
         .iter()
         .chain(super::cases_artifacts::CASES)
         .chain(super::cases_models::CASES)
+        .chain(super::cases_workspace::CASES)
         .collect()
 }
 

@@ -5,6 +5,7 @@
 mod cases;
 mod cases_artifacts;
 mod cases_models;
+mod cases_workspace;
 mod fixture;
 mod fixture_artifacts;
 mod fixture_models;

@@ -1,0 +1,262 @@
+//! The runs table as CSV (`GET /experiments/{id}/runs/csv`): every run matching the
+//! table's query (no row cap), streamed a page of runs at a time so memory stays bounded
+//! whatever the run count.
+//!
+//! Columns: `run_id, run_name, status, user, start_time, end_time` (ISO 8601 UTC with
+//! milliseconds), `duration_s` (empty while running), then `metrics.<k>`, `params.<k>`
+//! and `tags.<k>` for the requested columns in order. Fields are quoted as RFC 4180 says,
+//! rows end with CRLF. Text that a spreadsheet would run as a formula (a cell starting with
+//! `=`, `+`, `-`, `@`, tab or CR that is not a plain number) gets a leading `'`.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use api_types as json;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
+
+use super::guard::{ExperimentGuard, READ};
+use super::query::QueryParams;
+use crate::logs::wire::rfc3339_ms;
+use crate::tracking::run_table::load_rows;
+use crate::tracking::search::search_run_ids;
+use crate::tracking::ViewType;
+use crate::{AppState, Error, Store};
+
+/// Runs read per page.
+pub const PAGE: usize = 1_000;
+
+/// `GET /api/v1/experiments/{id}/runs/csv?filter=&order_by=&view=&params=&metrics=&tags=`
+/// (the query of `GET /experiments/{id}/runs`): every matching run as CSV, as an
+/// attachment `experiment-<id>-runs.csv`. Bad filters or orderings answer 400 before
+/// anything is sent.
+pub async fn export_runs_csv(
+    State(state): State<AppState>,
+    guard: ExperimentGuard<READ>,
+    query: QueryParams,
+) -> Result<Response, Error> {
+    let q = query.run_table()?;
+    let view = match q.view {
+        json::RunView::Active => ViewType::ActiveOnly,
+        json::RunView::Deleted => ViewType::DeletedOnly,
+        json::RunView::All => ViewType::All,
+    };
+    let mut export = Export {
+        store: state.store.clone(),
+        experiment_id: guard.id,
+        filter: q.filter.unwrap_or_default(),
+        order_by: q.order_by,
+        view,
+        columns: q.columns,
+        offset: 0,
+        previous: HashSet::new(),
+        done: false,
+    };
+    // The first page parses the filter: a bad one is a 400, not a broken download.
+    let mut first = header_row(&export.columns);
+    first.push_str(&export.next_page().await?);
+    let rest = stream::unfold(export, |mut e| async move {
+        if e.done {
+            return None;
+        }
+        let page = e
+            .next_page()
+            .await
+            .map(Bytes::from)
+            .map_err(|err| std::io::Error::other(err.to_string()));
+        if page.is_err() {
+            e.done = true;
+        }
+        Some((page, e))
+    });
+    let body = futures_util::StreamExt::chain(
+        stream::once(async { Ok::<_, std::io::Error>(Bytes::from(first)) }),
+        rest,
+    );
+    let disposition = format!("attachment; filename=\"experiment-{}-runs.csv\"", guard.id);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// Where an export is: the query, the next offset, and the previous page's runs.
+struct Export {
+    store: Store,
+    experiment_id: i64,
+    filter: String,
+    order_by: Vec<String>,
+    view: ViewType,
+    columns: json::RunTableColumns,
+    offset: usize,
+    /// Runs of the previous page: a run created meanwhile shifts the next page by one,
+    /// which would repeat a row.
+    previous: HashSet<String>,
+    done: bool,
+}
+
+impl Export {
+    /// The next page of rows as CSV text; sets `done` after the last page.
+    async fn next_page(&mut self) -> Result<String, Error> {
+        let (id, filter, order_by, view, columns, offset) = (
+            self.experiment_id,
+            self.filter.clone(),
+            self.order_by.clone(),
+            self.view,
+            self.columns.clone(),
+            self.offset,
+        );
+        let rows = self
+            .store
+            .call(move |c| {
+                let ids = search_run_ids(c, &[id], &filter, &order_by, view, offset, PAGE)?;
+                load_rows(c, &ids, &columns)
+            })
+            .await?;
+        self.offset += PAGE;
+        self.done = rows.len() < PAGE;
+        let mut out = String::with_capacity(rows.len() * 128);
+        for row in rows.iter().filter(|r| !self.previous.contains(&r.run_id)) {
+            push_row(&mut out, row);
+        }
+        self.previous = rows.into_iter().map(|r| r.run_id).collect();
+        Ok(out)
+    }
+}
+
+/// The header row for `columns`.
+fn header_row(columns: &json::RunTableColumns) -> String {
+    let mut names: Vec<String> = [
+        "run_id",
+        "run_name",
+        "status",
+        "user",
+        "start_time",
+        "end_time",
+        "duration_s",
+    ]
+    .map(String::from)
+    .to_vec();
+    names.extend(columns.metrics.iter().map(|k| format!("metrics.{k}")));
+    names.extend(columns.params.iter().map(|k| format!("params.{k}")));
+    names.extend(columns.tags.iter().map(|k| format!("tags.{k}")));
+    let mut out = String::new();
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_cell(&mut out, n);
+    }
+    out.push_str("\r\n");
+    out
+}
+
+/// Appends one run's line.
+fn push_row(out: &mut String, r: &json::RunRow) {
+    let duration = r
+        .end_time
+        .map(|end| format!("{:?}", (end - r.start_time) as f64 / 1000.0))
+        .unwrap_or_default();
+    let fixed = [
+        r.run_id.clone(),
+        r.run_name.clone(),
+        r.status.clone(),
+        r.user_id.clone(),
+        rfc3339_ms(r.start_time),
+        r.end_time.map(rfc3339_ms).unwrap_or_default(),
+        duration,
+    ];
+    for (i, v) in fixed.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_cell(out, v);
+    }
+    for m in &r.metrics {
+        out.push(',');
+        if let Some(v) = m {
+            push_number(out, v.0);
+        }
+    }
+    for v in r.params.iter().chain(&r.tags) {
+        out.push(',');
+        if let Some(v) = v {
+            push_cell(out, v);
+        }
+    }
+    out.push_str("\r\n");
+}
+
+/// A metric value: shortest round-trip form (`0.1`, `1e-7`), `NaN`, `inf` or `-inf`.
+fn push_number(out: &mut String, v: f64) {
+    let _ = write!(out, "{v:?}");
+}
+
+/// Appends a text cell, neutralised when a spreadsheet would run it as a formula and
+/// quoted when it holds a comma, a quote or a line break.
+fn push_cell(out: &mut String, v: &str) {
+    let formula = v.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && !v.parse::<f64>().is_ok_and(f64::is_finite);
+    let quote = v.contains([',', '"', '\n', '\r']);
+    if quote {
+        out.push('"');
+    }
+    if formula {
+        out.push('\'');
+    }
+    if quote {
+        out.push_str(&v.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{push_cell, push_number};
+
+    fn cell(v: &str) -> String {
+        let mut out = String::new();
+        push_cell(&mut out, v);
+        out
+    }
+
+    #[test]
+    fn cells_are_quoted_and_formulas_neutralised() {
+        assert_eq!(cell("plain"), "plain");
+        assert_eq!(cell("a,b"), "\"a,b\"");
+        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(cell("two\nlines"), "\"two\nlines\"");
+        assert_eq!(cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(cell("+cmd"), "'+cmd");
+        assert_eq!(cell("-2+3"), "'-2+3");
+        assert_eq!(cell("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(cell("\tx"), "'\tx");
+        assert_eq!(cell("\r=1"), "\"'\r=1\"");
+        assert_eq!(cell("-inf"), "'-inf");
+        // Numbers are not formulas.
+        assert_eq!(cell("-0.5"), "-0.5");
+        assert_eq!(cell("+1e-3"), "+1e-3");
+    }
+
+    #[test]
+    fn numbers_round_trip() {
+        for v in [-0.5, 0.1, 1e-7, 12345.678, 1e300, f64::MIN_POSITIVE] {
+            let mut out = String::new();
+            push_number(&mut out, v);
+            assert_eq!(out.parse::<f64>().unwrap(), v, "{out}");
+        }
+        let mut out = String::new();
+        push_number(&mut out, f64::NAN);
+        push_number(&mut out, f64::NEG_INFINITY);
+        assert_eq!(out, "NaN-inf");
+    }
+}

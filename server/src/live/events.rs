@@ -1,0 +1,82 @@
+//! Events of a log call (log-metric, log-batch, set-tag): built inside the write's
+//! transaction, after the write, so the latest values are the ones committed with it.
+
+use std::collections::HashMap;
+
+use api_types::workspace::LivePoints;
+use api_types::{SeriesPoint, F64};
+
+use super::{LiveBus, LiveEvent};
+use crate::store::Conn;
+use crate::tracking::model::Metric;
+use crate::tracking::tags::RUN_NAME_TAG;
+use crate::tracking::{overview, runs};
+use crate::Error;
+
+/// What a log call writes that the live streams report: its metric points, and whether it
+/// renames the run (the `mlflow.runName` tag).
+#[derive(Debug)]
+pub struct BatchWatch {
+    metrics: Vec<Metric>,
+    renamed: bool,
+}
+
+impl BatchWatch {
+    /// The watch of a call logging `metrics` and `tags`; `None` when no stream listens or
+    /// the call writes nothing a stream reports (params, other tags).
+    pub fn of(bus: &LiveBus, metrics: &[Metric], tags: &[(String, String)]) -> Option<Self> {
+        let renamed = tags.iter().any(|(k, _)| k == RUN_NAME_TAG);
+        (bus.listening() && (renamed || !metrics.is_empty())).then(|| BatchWatch {
+            metrics: metrics.to_vec(),
+            renamed,
+        })
+    }
+
+    /// The events of the write to run `run_id`, read after it in its transaction. A failed
+    /// read costs the streams this event, never the write: it is logged and skipped.
+    pub fn events(self, c: &Conn, run_id: &str) -> Vec<LiveEvent> {
+        match self.read(c, run_id) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("live event of run {run_id} not sent: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn read(self, c: &Conn, run_id: &str) -> Result<Vec<LiveEvent>, Error> {
+        let info = runs::get_info(c, run_id)?;
+        let mut events = Vec::new();
+        if !self.metrics.is_empty() {
+            let mut series: Vec<LivePoints> = Vec::new();
+            let mut at: HashMap<&str, usize> = HashMap::new();
+            for m in &self.metrics {
+                let i = *at.entry(m.key.as_str()).or_insert_with(|| {
+                    series.push(LivePoints {
+                        run_id: run_id.to_string(),
+                        key: m.key.clone(),
+                        points: Vec::new(),
+                    });
+                    series.len() - 1
+                });
+                series[i].points.push(SeriesPoint {
+                    step: m.point.step,
+                    timestamp: m.point.timestamp,
+                    value: F64(m.point.value),
+                });
+            }
+            let keys: Vec<&str> = series.iter().map(|s| s.key.as_str()).collect();
+            let latest = overview::latest_of(c, run_id, &keys)?;
+            events.push(LiveEvent::Metrics {
+                experiment_id: info.experiment_id,
+                run_id: run_id.to_string(),
+                series,
+                latest,
+            });
+        }
+        if self.renamed {
+            events.push(LiveEvent::run(&info));
+        }
+        Ok(events)
+    }
+}
