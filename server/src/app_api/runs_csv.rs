@@ -72,10 +72,11 @@ pub async fn export_runs_csv(
         }
         Some((page, e))
     });
-    let body = futures_util::StreamExt::chain(
+    // Fused: the body may be polled again after its end, which `unfold` does not allow.
+    let body = futures_util::StreamExt::fuse(futures_util::StreamExt::chain(
         stream::once(async { Ok::<_, std::io::Error>(Bytes::from(first)) }),
         rest,
-    );
+    ));
     let disposition = format!("attachment; filename=\"experiment-{}-runs.csv\"", guard.id);
     Ok((
         [

@@ -2,12 +2,14 @@
 //! four experiments under `/Users/...` and
 //! `/Workspace/Shared/...` with realistic training curves of 10k+ steps, sweeps with nested
 //! runs, FAILED, KILLED, resumed and RUNNING runs, params, tags and `system/...` metrics.
-//! Values come from a fixed seed; times are relative to the moment of loading.
+//! Values come from a fixed seed; times are relative to the moment of loading. While
+//! `runlens serve --demo` serves, a live run keeps logging ([`live_runs`]).
 
 mod artifacts;
 mod curves;
 mod job_logs;
 mod jobs;
+mod live;
 mod llm;
 mod nlp;
 mod nodes;
@@ -18,6 +20,7 @@ mod writer;
 
 pub use artifacts::load as load_artifacts;
 pub use jobs::{live_lines, print_progress};
+pub use live::{live_runs, LiveDemo, LAST_STEP, LIVE_RUN_PREFIX, PAUSE_TICKS, STEPS_PER_TICK};
 pub use nodes::register as register_nodes;
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
 

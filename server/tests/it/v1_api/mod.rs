@@ -1,6 +1,7 @@
 //! The app API (`/api/v1`) on the real router: shapes, the demo loader, 400s and 404s.
 
 mod demo_jobs;
+mod demo_live;
 mod runs;
 mod series;
 
@@ -79,7 +80,7 @@ async fn experiments_are_listed_searched_sorted_and_paged() {
         by_runs["items"][0]["name"],
         "/Workspace/Shared/vision/detection"
     );
-    assert_eq!(by_runs["items"][0]["run_count"], 7);
+    assert_eq!(by_runs["items"][0]["run_count"], 13);
     let detection = &by_runs["items"][0];
     assert!(detection["description"].as_str().unwrap().contains("COCO"));
     assert!(detection["last_update_time"].as_i64() > detection["creation_time"].as_i64());

@@ -30,10 +30,10 @@ async fn runs_table_sends_only_the_requested_columns() {
         table["columns"]["metrics"],
         serde_json::json!(["loss", "mAP"])
     );
-    assert_eq!(table["total"], 7);
+    assert_eq!(table["total"], 13);
     assert_eq!(table["truncated"], false);
     let rows = table["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 13);
     let parent = app.run_id("detr-lr-sweep");
     let child = rows
         .iter()
@@ -108,7 +108,7 @@ async fn run_detail_links_parent_and_children() {
     let (status, run) = app.get_json(&format!("/api/v1/runs/{parent}")).await;
     assert_eq!(status, 200, "{run}");
     assert_eq!(run["experiment_name"], "/Workspace/Shared/vision/detection");
-    assert_eq!(run["children"].as_array().unwrap().len(), 6);
+    assert_eq!(run["children"].as_array().unwrap().len(), 12);
     assert!(run["parent"].is_null());
     assert_eq!(run["metrics"][0]["key"], "best_mAP");
 
