@@ -40,11 +40,17 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
     }
 }
 
+/// Reads an error answer: the app API's `ApiError`, else MLflow's `{"error_code",
+/// "message"}` (the `/ajax-api/` writes), else a message naming the HTTP status.
 async fn decode_error(resp: Response) -> ApiError {
     let status = resp.status();
-    match resp.json::<json::ApiError>().await {
-        Ok(e) => e,
-        Err(_) => {
+    let text = resp.text().await.unwrap_or_default();
+    match serde_json::from_str::<json::ApiError>(&text)
+        .ok()
+        .or_else(|| super::mlflow_error::mlflow_error(&text))
+    {
+        Some(e) => e,
+        None => {
             let code = match status {
                 401 => ErrorCode::Unauthenticated,
                 403 => ErrorCode::PermissionDenied,

@@ -7,9 +7,12 @@
 
 mod artifacts;
 mod auth;
+mod experiments_write;
 mod http;
 mod jobs;
 mod logs;
+mod manage;
+mod mlflow_error;
 mod models;
 mod nodes;
 mod tracking;
@@ -17,9 +20,11 @@ mod workspace;
 
 pub use artifacts::*;
 pub use auth::*;
+pub use experiments_write::*;
 pub use http::{on_unauthenticated, set_csrf_token, ApiError, ErrorCode};
 pub use jobs::*;
 pub use logs::*;
+pub use manage::*;
 pub use models::*;
 pub use nodes::*;
 pub use tracking::*;

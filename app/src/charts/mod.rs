@@ -1,11 +1,14 @@
 //! Metric charts: pure, signal-free functions. [`data`] turns a server series into chart
 //! points, [`smoothing`] applies TensorBoard's debiased EMA, [`scale`] picks ranges and
 //! labels, [`nearest`] finds the point under the cursor and [`draw`] paints a canvas;
-//! [`lines`] paints the GPU panel's small multi-line time charts.
+//! [`lines`] paints the GPU panel's small multi-line time charts; [`multi`] paints one
+//! metric of several runs (the experiment's chart view) and [`group`] aggregates grouped runs.
 
 pub mod data;
 pub mod draw;
+pub mod group;
 pub mod lines;
+pub mod multi;
 pub mod nearest;
 pub mod scale;
 pub mod smoothing;

@@ -1,5 +1,5 @@
-//! The "Columns" dropdown of the runs table: checkboxes for every param, metric and tag
-//! key of the experiment.
+//! The "Columns" dropdown of the runs table: checkboxes for every metric, param and tag
+//! key of the experiment, a search box over them, full key names.
 
 use api_types as json;
 use leptos::prelude::*;
@@ -32,40 +32,65 @@ pub fn toggled(cols: &json::RunTableColumns, kind: ColumnKind, key: &str) -> jso
     next
 }
 
+/// Whether `key` matches the search text (case-insensitive substring; every word must match).
+pub fn matches(key: &str, search: &str) -> bool {
+    let key = key.to_lowercase();
+    search
+        .to_lowercase()
+        .split_whitespace()
+        .all(|w| key.contains(w))
+}
+
 fn group(
     title: &'static str,
     kind: ColumnKind,
     keys: Vec<String>,
+    search: RwSignal<String>,
     selected: Signal<json::RunTableColumns>,
     on_change: Callback<json::RunTableColumns>,
 ) -> impl IntoView {
-    let empty = keys.is_empty();
-    let items = keys.into_iter().map(|key| {
+    let total = keys.len();
+    let item = move |key: String| {
         let k = key.clone();
-        let checked = move || selected.with(|c| match kind {
-            ColumnKind::Param => c.params.contains(&k),
-            ColumnKind::Metric => c.metrics.contains(&k),
-            ColumnKind::Tag => c.tags.contains(&k),
-        });
+        let checked = move || {
+            selected.with(|c| match kind {
+                ColumnKind::Param => c.params.contains(&k),
+                ColumnKind::Metric => c.metrics.contains(&k),
+                ColumnKind::Tag => c.tags.contains(&k),
+            })
+        };
         let k2 = key.clone();
         view! {
-            <label class="check">
+            <label class="check picker-item" title=key.clone()>
                 <input type="checkbox" prop:checked=checked
                     on:change=move |_| on_change.run(toggled(&selected.get_untracked(), kind, &k2)) />
-                <span class="truncate" title=key.clone()>{key.clone()}</span>
+                <span class="picker-key">{key.clone()}</span>
             </label>
         }
-    }).collect_view();
+    };
+    let items = move || {
+        let s = search.get();
+        let shown: Vec<String> = keys.iter().filter(|k| matches(k, &s)).cloned().collect();
+        let note = match (total, shown.len()) {
+            (0, _) => Some("None logged"),
+            (_, 0) => Some("No match"),
+            _ => None,
+        };
+        view! {
+            {note.map(|n| view! { <div class="muted small">{n}</div> })}
+            {shown.into_iter().map(item).collect_view()}
+        }
+    };
     view! {
-        <div class="picker-group">
+        <div class="picker-group" role="group" aria-label=title>
             <div class="picker-title">{title}</div>
-            {empty.then(|| view! { <div class="muted small">"None logged"</div> })}
             {items}
         </div>
     }
 }
 
-/// Dropdown to choose the runs table's param, metric and tag columns.
+/// Dropdown to choose the runs table's metric, param and tag columns, with a search box;
+/// keys are shown in full (they wrap).
 #[component]
 pub fn ColumnsPicker(
     /// The keys the experiment's runs use.
@@ -77,13 +102,18 @@ pub fn ColumnsPicker(
     on_change: Callback<json::RunTableColumns>,
 ) -> impl IntoView {
     let count = move || selected.with(|c| c.params.len() + c.metrics.len() + c.tags.len());
+    let search = RwSignal::new(String::new());
     view! {
-        <details class="dropdown">
+        <details class="dropdown columns-picker">
             <summary class="button">"Columns " <span class="count">{count}</span></summary>
-            <div class="dropdown-menu">
-                {group("Params", ColumnKind::Param, detail.param_keys, selected, on_change)}
-                {group("Metrics", ColumnKind::Metric, detail.metric_keys, selected, on_change)}
-                {group("Tags", ColumnKind::Tag, detail.tag_keys, selected, on_change)}
+            <div class="dropdown-menu columns-menu">
+                <input class="filter-input picker-search" type="search" aria-label="Search columns"
+                    placeholder="Search keys…"
+                    prop:value=move || search.get()
+                    on:input=move |ev| search.set(event_target_value(&ev)) />
+                {group("Metrics", ColumnKind::Metric, detail.metric_keys, search, selected, on_change)}
+                {group("Params", ColumnKind::Param, detail.param_keys, search, selected, on_change)}
+                {group("Tags", ColumnKind::Tag, detail.tag_keys, search, selected, on_change)}
             </div>
         </details>
     }
@@ -107,5 +137,15 @@ mod tests {
             toggled(&c, ColumnKind::Metric, "loss").metrics,
             vec!["loss"]
         );
+    }
+
+    #[test]
+    fn search_matches_every_word() {
+        assert!(matches(
+            "system/system_memory_usage_megabytes",
+            "MEMORY sys"
+        ));
+        assert!(matches("lr", ""));
+        assert!(!matches("system/cpu_utilization_percentage", "memory"));
     }
 }

@@ -5,6 +5,7 @@ pub mod columns_picker;
 pub mod copy_button;
 pub mod gpu_panel;
 pub mod header;
+pub mod markdown;
 pub mod pager;
 pub mod require_session;
 pub mod search_box;

@@ -7,6 +7,7 @@
 //! [`RETRY_MS`] and the page is asked to resync (it may have missed writes).
 
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::time::Duration;
 
 use api_types::workspace::{LiveQuery, LiveUpdate};
@@ -22,7 +23,7 @@ pub fn is_live_status(status: &str) -> bool {
     matches!(status, "RUNNING" | "SCHEDULED")
 }
 
-type Listener = Box<dyn Fn(&LiveUpdate)>;
+type Listener = (u64, Rc<dyn Fn(&LiveUpdate)>);
 
 /// Handle of a page's live feed.
 #[derive(Clone, Copy)]
@@ -37,13 +38,23 @@ pub struct LiveFeed {
     pub resync: RwSignal<u64>,
     /// Whether a stream is open now.
     pub open: RwSignal<bool>,
-    listeners: StoredValue<Vec<Listener>, LocalStorage>,
+    /// The next listener id and the listeners.
+    listeners: StoredValue<(u64, Vec<Listener>), LocalStorage>,
 }
 
 impl LiveFeed {
-    /// Calls `f` with every update, in order, until the page goes away.
+    /// Calls `f` with every update, in order, until the calling component is disposed.
     pub fn on_update(&self, f: impl Fn(&LiveUpdate) + 'static) {
-        self.listeners.update_value(|l| l.push(Box::new(f)));
+        let mut id = 0;
+        self.listeners.update_value(|(next, l)| {
+            id = *next;
+            *next += 1;
+            l.push((id, Rc::new(f)));
+        });
+        let listeners = self.listeners;
+        on_cleanup(move || {
+            listeners.try_update_value(|(_, l)| l.retain(|(i, _)| *i != id));
+        });
     }
 
     /// Whether the page is live now (a stream is open).
@@ -62,7 +73,11 @@ impl LiveFeed {
             }
         });
         self.last_update.set(Some(u.at));
-        self.listeners.with_value(|l| l.iter().for_each(|f| f(u)));
+        // A copy, so a listener may subscribe or unsubscribe while being called.
+        let listeners: Vec<_> = self
+            .listeners
+            .with_value(|(_, l)| l.iter().map(|(_, f)| f.clone()).collect());
+        listeners.iter().for_each(|f| f(u));
     }
 }
 
@@ -75,7 +90,7 @@ pub fn provide_live_feed(experiment_id: String) -> LiveFeed {
         last_update: RwSignal::new(None),
         resync: RwSignal::new(0),
         open: RwSignal::new(false),
-        listeners: StoredValue::new_local(Vec::new()),
+        listeners: StoredValue::new_local((0, Vec::new())),
     };
     let stream = StoredValue::new_local(None::<LiveStream>);
     let retry = RwSignal::new(0u32);

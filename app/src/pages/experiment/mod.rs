@@ -9,6 +9,7 @@ mod colcode;
 mod columns;
 mod compare;
 mod runs_table;
+mod table;
 mod tree;
 pub mod workspace;
 
@@ -21,11 +22,14 @@ use crate::components::columns_picker::ColumnsPicker;
 use crate::components::share::ShareButton;
 use crate::components::states::{EmptyState, ErrorView, Loading, ResourceTexts, ResourceView};
 use crate::hooks::{provide_live_feed, use_query_state, QueryState};
+use crate::pages::run::manage::experiment::ExperimentTitle;
 use crate::routes::AppRoute;
 use charts::ChartsView;
 use columns::{columns_from, columns_to_query, DEFAULT_SORT};
 use compare::CompareView;
 use runs_table::RunsTable;
+use table::live::use_live_rows;
+use table::toolbar::{use_deleted_ids, LiveBadge, TableActions};
 use workspace::{View, Workspace};
 
 /// The experiment page's words for loading, not found, denied and failed.
@@ -89,6 +93,7 @@ fn ExperimentView(
     let qs = use_query_state();
     let ws = Workspace::new(qs);
     let exp = detail.experiment.clone();
+    let can_edit = detail.can_edit;
     provide_live_feed(exp.id.clone());
     let cols = {
         let d = detail.clone();
@@ -100,17 +105,24 @@ fn ExperimentView(
             .unwrap_or_else(|| DEFAULT_SORT.to_owned())
     });
     let filter = Memo::new(move |_| qs.get("filter").unwrap_or_default());
-    let exp_id = exp.id.clone();
-    let runs = LocalResource::new(move || {
+    let query = Memo::new(move |_| {
         let text = filter.get().trim().to_owned();
-        let p = json::RunTableQuery {
+        json::RunTableQuery {
             filter: (!text.is_empty()).then_some(text),
             order_by: vec![sort.get()],
-            view: json::RunView::Active,
+            view: if ws.show_deleted() {
+                json::RunView::All
+            } else {
+                json::RunView::Active
+            },
             columns: cols.get(),
-        };
-        api::list_runs(exp_id.clone(), p)
+        }
     });
+    let exp_id = exp.id.clone();
+    let runs = LocalResource::new(move || api::list_runs(exp_id.clone(), query.get()));
+    let patches = use_live_rows(runs);
+    let deleted_ids = use_deleted_ids(exp.id.clone(), query);
+    let deleted = Signal::derive(move || deleted_ids.get().unwrap_or_default());
     let filter_error = Signal::derive(move || match runs.get() {
         Some(Err(e)) if matches!(e.code, ErrorCode::InvalidParameter | ErrorCode::BadRequest) => {
             Some(e.message)
@@ -125,17 +137,15 @@ fn ExperimentView(
     view! {
         <nav class="breadcrumb"><a href=AppRoute::Experiments.path()>"Experiments"</a><span>"/"</span></nav>
         <div class="page-header">
-            <div class="title-block">
-                <h1>{exp.name.clone()}</h1>
-                <p class="subtitle">{format!("Experiment {} · {} runs", exp.id, exp.run_count)}</p>
-                {exp.description.clone().map(|d| view! { <p class="description">{d}</p> })}
-            </div>
+            <ExperimentTitle experiment=exp.clone() can_edit=can_edit />
             <ShareButton experiment_id=exp.id.clone() experiment_name=exp.name.clone() />
         </div>
-        <ViewTabs ws=ws />
+        <div class="view-bar"><ViewTabs ws=ws /><LiveBadge /></div>
         {
+            // A memo, so other URL changes (zoom, search, hide) do not rebuild the view.
             let d = detail.clone();
-            move || match ws.view() {
+            let current = Memo::new(move |_| ws.view());
+            move || match current.get() {
                 View::Runs => ().into_any(),
                 View::Charts => view! { <ChartsView detail=d.clone() ws=ws /> }.into_any(),
                 View::Compare => view! { <CompareView detail=d.clone() ws=ws /> }.into_any(),
@@ -144,13 +154,17 @@ fn ExperimentView(
         <div class="toolbar" class:hidden=move || ws.view() != View::Runs>
             <FilterBox qs=qs error=filter_error />
             <ColumnsPicker detail=detail selected=cols on_change=on_columns />
+            <TableActions ws=ws experiment_id=exp.id.clone() query=query />
         </div>
         <div class="card" class:hidden=move || ws.view() != View::Runs>
             <Transition fallback=|| view! { <Loading label="Loading runs…" /> }>
                 {move || Suspend::new(async move {
                     match runs.await {
                         Ok(t) if t.rows.is_empty() => empty_runs(filter.get_untracked()).into_any(),
-                        Ok(t) => view! { <RunsTable table=t sort=sort on_sort=on_sort /> }.into_any(),
+                        Ok(t) => view! {
+                            <RunsTable table=t sort=sort on_sort=on_sort on_columns=on_columns
+                                ws=ws patches=patches deleted=deleted />
+                        }.into_any(),
                         Err(e) if filter_error.get_untracked().is_some() => view! {
                             <EmptyState title="No runs shown" hint=format!("Fix the filter above to see runs ({}).", e.code) />
                         }.into_any(),

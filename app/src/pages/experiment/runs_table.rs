@@ -1,30 +1,110 @@
 //! The virtualised runs table: fixed-height rows, only the visible window rendered, nested
-//! runs grouped under their parents with expand/collapse, sortable headers.
+//! runs grouped under their parents with expand/collapse, sortable headers, a checkbox
+//! and colour per selected run, a sticky Run column, labelled column groups (Metrics
+//! before Params before Tags), and columns that resize, reorder and pin. Running rows
+//! update in place from the page's live feed ([`super::table::live`]).
+//!
+//! URL keys of the table (besides `filter`, `sort`, `params`, `metrics`, `tags` of
+//! [`super::columns`] and the workspace's `sel`, `color`, `deleted`):
+//!
+//! | key     | meaning                                                                  |
+//! |---------|--------------------------------------------------------------------------|
+//! | `pin`   | pinned value columns, in pin order: `m.loss,p.lr` (they stick after Run)  |
+//! | `order` | columns moved by hand, in display order; the others follow in the default order (metrics, params, tags), so only the moved prefix is written |
+//! | `w`     | widths changed by hand: `run:320,m.loss:180` (fixed columns: `run`, `status`, `start`, `dur`, `user`) |
+//!
+//! A value column's id is `m.<key>`, `p.<key>` or `t.<key>` (metric, param, tag); see
+//! [`super::table::layout`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use api_types as json;
 use leptos::prelude::*;
 
-use super::columns::Column;
+use super::table::header::{
+    pinned_style, AllState, ColumnMenu, HeaderRows, LayoutHandle, ATTR_COLUMNS,
+};
+use super::table::layout::{Display, Kind, Shown, SELECT_WIDTH};
+use super::table::live::Patches;
 use super::tree::{flatten, parents, TreeRow};
+use super::workspace::Workspace;
 use crate::components::status_badge::StatusBadge;
-use crate::components::table::SortHeader;
 use crate::components::virtual_list::{visible_range, VirtualScroll};
 use crate::format;
+use crate::hooks::use_live_feed;
 use crate::routes::AppRoute;
 
 /// Row height in CSS pixels (must match `.runs-table tr.run-row` in the CSS).
 pub const ROW_HEIGHT: f64 = 36.0;
 
+/// Choices of "Select top N".
+const TOP_N: [usize; 3] = [5, 10, 20];
+
 fn cell_text(v: &Option<String>) -> String {
     v.clone().unwrap_or_else(|| "—".to_owned())
 }
 
-fn run_row(run: &json::RunRow, t: TreeRow, now: i64, toggle: Callback<String>) -> impl IntoView {
+/// What every row reads besides its own data.
+#[derive(Clone, Copy)]
+struct RowCtx {
+    ws: Workspace,
+    patches: RwSignal<Patches>,
+    deleted: Signal<HashSet<String>>,
+    now: RwSignal<i64>,
+    toggle: Callback<String>,
+    layout: LayoutHandle,
+}
+
+/// One value cell; metric cells follow the live feed.
+fn value_cell(run: &json::RunRow, s: &Shown, ctx: RowCtx) -> AnyView {
+    let (class, style) = match s.left {
+        Some(_) => ("sticky pinned", pinned_style(ctx.layout, s.id.clone())),
+        None => ("", Signal::default()),
+    };
+    match s.id.kind {
+        Kind::Metric => {
+            let loaded = run.metrics.get(s.index).copied().flatten().map(|v| v.0);
+            let (id, key) = (run.run_id.clone(), s.id.key.clone());
+            let value = move || {
+                ctx.patches
+                    .with(|p| p.get(&id).and_then(|r| r.metrics.get(&key).copied()))
+                    .or(loaded)
+            };
+            let title = value.clone();
+            view! {
+                <td class=format!("num mono {class}") style=style
+                    title=move || title().map(|v| v.to_string()).unwrap_or_default()>
+                    {move || value().map_or_else(|| "—".to_owned(), format::value)}
+                </td>
+            }
+            .into_any()
+        }
+        Kind::Param | Kind::Tag => {
+            let list = if s.id.kind == Kind::Param {
+                &run.params
+            } else {
+                &run.tags
+            };
+            let text = cell_text(list.get(s.index).unwrap_or(&None));
+            let title = text.clone();
+            view! { <td class=format!("truncate {class}") style=style title=title>{text}</td> }
+                .into_any()
+        }
+    }
+}
+
+fn run_row(run: &json::RunRow, t: TreeRow, d: &Display, ctx: RowCtx) -> impl IntoView {
     let id = run.run_id.clone();
-    let duration = format::duration(run.end_time.unwrap_or(now) - run.start_time);
+    let RowCtx {
+        ws,
+        patches,
+        deleted,
+        now,
+        toggle,
+        ..
+    } = ctx;
     let expander = (t.children > 0).then(|| {
         let id = id.clone();
         view! {
@@ -36,38 +116,94 @@ fn run_row(run: &json::RunRow, t: TreeRow, now: i64, toggle: Callback<String>) -
             <span class="child-count">{t.children}</span>
         }
     });
-    let params = run
-        .params
+    let patch = {
+        let id = id.clone();
+        move |f: &dyn Fn(&super::table::live::RowPatch) -> Option<String>| {
+            patches.with(|p| p.get(&id).and_then(f))
+        }
+    };
+    let name = {
+        let (patch, orig) = (patch.clone(), run.run_name.clone());
+        move || patch(&|r| r.name.clone()).unwrap_or_else(|| orig.clone())
+    };
+    let status = {
+        let (patch, orig) = (patch.clone(), run.status.clone());
+        move || patch(&|r| r.status.clone()).unwrap_or_else(|| orig.clone())
+    };
+    let (start, orig_end) = (run.start_time, run.end_time);
+    let duration = {
+        let id = id.clone();
+        move || {
+            let end = patches
+                .with(|p| p.get(&id).and_then(|r| r.end_time))
+                .unwrap_or(orig_end);
+            format::duration(end.unwrap_or_else(|| now.get()) - start)
+        }
+    };
+    let is_deleted = {
+        let id = id.clone();
+        move || {
+            patches
+                .with(|p| p.get(&id).and_then(|r| r.deleted))
+                .unwrap_or_else(|| deleted.with(|d| d.contains(&id)))
+        }
+    };
+    let selected = {
+        let id = id.clone();
+        move || ws.is_selected(&id)
+    };
+    let swatch = {
+        let (id, name) = (id.clone(), name.clone());
+        move || {
+            ws.is_selected(&id).then(|| {
+                let (id2, id3) = (id.clone(), id.clone());
+                view! {
+                    <input type="color" class="run-swatch" aria-label=format!("Colour of {}", name())
+                        prop:value=move || ws.color(&id2)
+                        on:change=move |ev| ws.set_color(&id3, &event_target_value(&ev)) />
+                }
+            })
+        }
+    };
+    let check_label = {
+        let name = name.clone();
+        move || format!("Select {}", name())
+    };
+    let pinned = d
+        .pinned
         .iter()
-        .map(|v| view! { <td class="truncate" title=cell_text(v)>{cell_text(v)}</td> })
+        .map(|s| value_cell(run, s, ctx))
         .collect_view();
-    let metrics = run
-        .metrics
+    let rest = d
+        .rest
         .iter()
-        .map(|v| {
-            let text = v.map(|m| format::value(m.0)).unwrap_or_else(|| "—".into());
-            let full = v.map(|m| m.0.to_string()).unwrap_or_default();
-            view! { <td class="num mono" title=full>{text}</td> }
-        })
+        .map(|s| value_cell(run, s, ctx))
         .collect_view();
-    let tags = run
-        .tags
-        .iter()
-        .map(|v| view! { <td class="truncate" title=cell_text(v)>{cell_text(v)}</td> })
-        .collect_view();
+    let toggle_id = id.clone();
+    let (name2, name3) = (name.clone(), name.clone());
+    let (deleted_row, selected_row) = (is_deleted.clone(), selected.clone());
     view! {
-        <tr class="run-row" class:child={t.depth > 0}>
-            <td class="name-cell">
+        <tr class="run-row" class:child={t.depth > 0} class:deleted=deleted_row
+            class:selected=selected_row data-run=id.clone()>
+            <td class="sel-cell sticky" style="left: 0">
+                <input type="checkbox" class="select-run" aria-label=check_label
+                    prop:checked=selected on:change=move |_| ws.toggle(&toggle_id) />
+                {swatch}
+            </td>
+            <td class="name-cell sticky col-run" style="left: var(--sel-w)">
                 <div class="tree-cell" style=format!("padding-left: {}px", t.depth * 20)>
                     <span class="expander-slot">{expander}</span>
-                    <a href=AppRoute::run(id.clone()) class="run-link truncate" title=run.run_name.clone()>{run.run_name.clone()}</a>
+                    <a href=AppRoute::run(id.clone()) class="run-link truncate" title=name2>{name3}</a>
+                    {move || is_deleted().then(|| view! { <span class="deleted-badge">"Deleted"</span> })}
                 </div>
             </td>
-            <td><StatusBadge status=run.status.clone() /></td>
-            <td title=format::datetime(run.start_time)>{format::relative(run.start_time, now)}</td>
+            {pinned}
+            <td>{move || view! { <StatusBadge status=status() /> }}</td>
+            <td title=format::datetime(start)>{move || format::relative(start, now.get())}</td>
             <td class="num">{duration}</td>
             <td class="truncate" title=run.user_id.clone()>{run.user_id.clone()}</td>
-            {params}{metrics}{tags}
+            {rest}
+            <td class="filler"></td>
         </tr>
     }
 }
@@ -81,7 +217,25 @@ fn summary(total: u64, truncated: bool, shown: usize) -> String {
     }
 }
 
-/// The run count and, when some runs have children, "Expand all" / "Collapse all".
+/// The ids of the first `n` rows in the table's order (the current sort).
+fn top_ids(rows: &[json::RunRow], n: usize) -> Vec<String> {
+    rows.iter().take(n).map(|r| r.run_id.clone()).collect()
+}
+
+/// `selected` plus (`on`) or minus the `shown` ids, keeping the selection's order.
+fn with_shown(selected: &[String], shown: &[String], on: bool) -> Vec<String> {
+    let mut out: Vec<String> = selected
+        .iter()
+        .filter(|s| on || !shown.contains(s))
+        .cloned()
+        .collect();
+    if on {
+        out.extend(shown.iter().filter(|s| !selected.contains(s)).cloned());
+    }
+    out
+}
+
+/// The run count, the selection's tools, and "Expand all" / "Collapse all".
 #[component]
 fn TableToolbar(
     /// What [`summary`] says.
@@ -90,57 +244,42 @@ fn TableToolbar(
     parents: HashSet<String>,
     /// The expanded runs.
     expanded: RwSignal<HashSet<String>>,
+    /// The URL's workspace state.
+    ws: Workspace,
+    /// Selects the first N runs of the table's order.
+    on_top: Callback<usize>,
 ) -> impl IntoView {
     let has_parents = !parents.is_empty();
     let toggle_all = move |_| {
         let all = parents.clone();
         expanded.update(|e| if e.is_empty() { *e = all } else { e.clear() });
     };
+    let count = move || ws.selected().len();
     view! {
-        <div class="table-toolbar">
+        <div class="table-toolbar runs-toolbar">
             <span class="muted">{summary}</span>
-            {has_parents.then(|| view! {
-                <button class="button button-small" on:click=toggle_all>
-                    {move || if expanded.with(HashSet::is_empty) { "Expand all" } else { "Collapse all" }}
-                </button>
-            })}
+            <div class="selection-tools">
+                <span class="selection-count" aria-live="polite">{move || format!("{} selected", count())}</span>
+                <select class="select-top" aria-label="Select top runs by the current sort"
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+                            on_top.run(n);
+                        }
+                        // Back to the prompt, so the same choice can be made again.
+                        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
+                    }>
+                    <option value="" selected>"Select top…"</option>
+                    {TOP_N.map(|n| view! { <option value=n.to_string()>{format!("Top {n}")}</option> }).to_vec()}
+                </select>
+                <button class="button button-small" type="button" disabled=move || count() == 0
+                    on:click=move |_| ws.select(&[])>"Clear"</button>
+                {has_parents.then(|| view! {
+                    <button class="button button-small" on:click=toggle_all>
+                        {move || if expanded.with(HashSet::is_empty) { "Expand all" } else { "Collapse all" }}
+                    </button>
+                })}
+            </div>
         </div>
-    }
-}
-
-/// The sortable header row: fixed columns, then the chosen params, metrics and tags.
-#[component]
-fn HeaderRow(
-    /// The chosen value columns.
-    columns: json::RunTableColumns,
-    /// The current order_by clause.
-    sort: Signal<String>,
-    /// Called with the new order_by clause when a header is clicked.
-    on_sort: Callback<String>,
-) -> impl IntoView {
-    let header = move |label: String, col: Column, class: &'static str| {
-        let c = col.clone();
-        let state = Signal::derive(move || c.state(&sort.get()));
-        let title = label.clone();
-        let clicked = Callback::new(move |_| on_sort.run(col.clicked(&sort.get_untracked())));
-        view! { <SortHeader label=label title=title state=state class=class on_sort=clicked /> }
-    };
-    let values = |keys: &[String], col: fn(String) -> Column, class: &'static str| {
-        keys.iter()
-            .map(|k| header(k.clone(), col(k.clone()), class))
-            .collect_view()
-    };
-    view! {
-        <tr>
-            {header("Run".into(), Column::Attr("run_name"), "col-run")}
-            {header("Status".into(), Column::Attr("status"), "col-status")}
-            {header("Started".into(), Column::Attr("start_time"), "col-time")}
-            <th class="num col-duration">"Duration"</th>
-            {header("User".into(), Column::Attr("user_id"), "col-user")}
-            {values(&columns.params, Column::Param, "col-value kind-param")}
-            {values(&columns.metrics, Column::Metric, "col-value num kind-metric")}
-            {values(&columns.tags, Column::Tag, "col-value kind-tag")}
-        </tr>
     }
 }
 
@@ -166,6 +305,24 @@ fn use_row_window(
     window
 }
 
+/// "Now", ticking every second while the page has running runs (their durations grow).
+fn use_ticking_now() -> RwSignal<i64> {
+    let now = RwSignal::new(format::now_ms());
+    if let Some(feed) = use_live_feed() {
+        if let Ok(handle) = set_interval_with_handle(
+            move || {
+                if !feed.running.with_untracked(HashSet::is_empty) {
+                    now.try_set(format::now_ms());
+                }
+            },
+            Duration::from_secs(1),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    }
+    now
+}
+
 /// The runs of an experiment as a grouped, virtualised table.
 #[component]
 pub fn RunsTable(
@@ -176,6 +333,15 @@ pub fn RunsTable(
     sort: Signal<String>,
     /// Called with the new order_by clause when a header is clicked.
     on_sort: Callback<String>,
+    /// Called with a new column choice (a column hidden from its menu).
+    on_columns: Callback<json::RunTableColumns>,
+    /// The URL's workspace state (selection, colours).
+    ws: Workspace,
+    /// Live changes of the rows.
+    patches: RwSignal<Patches>,
+    /// Ids of deleted runs among the rows.
+    #[prop(into)]
+    deleted: Signal<HashSet<String>>,
 ) -> impl IntoView {
     let table = Arc::new(table);
     let expanded = RwSignal::new(HashSet::<String>::new());
@@ -192,38 +358,119 @@ pub fn RunsTable(
             }
         })
     });
-    let now = format::now_ms();
-    let cols = &table.columns;
-    let n_cols = 5 + cols.params.len() + cols.metrics.len() + cols.tags.len();
+    let h = LayoutHandle::new(ws.qs, table.columns.clone(), on_columns);
+    let ctx = RowCtx {
+        ws,
+        patches,
+        deleted,
+        now: use_ticking_now(),
+        toggle,
+        layout: h,
+    };
     let summary = summary(table.total, table.truncated, table.rows.len());
-    let columns = table.columns.clone();
     let parents = parents(&table.rows);
-    let body = move || {
-        let (above, below, rows) = window.get();
-        let spacer = |n: usize| {
-            let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
-            view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
-        };
+    let shown_ids = {
+        let table = table.clone();
+        Memo::new(move |_| {
+            tree.with(|t| {
+                t.iter()
+                    .map(|r| table.rows[r.index].run_id.clone())
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    let all = Signal::derive(move || {
+        let sel = ws.selected();
+        shown_ids.with(|ids| {
+            let n = ids.iter().filter(|id| sel.contains(id)).count();
+            match n {
+                0 => AllState::None,
+                n if n == ids.len() => AllState::All,
+                _ => AllState::Some,
+            }
+        })
+    });
+    let on_select_all = Callback::new(move |on: bool| {
+        let next = shown_ids.with_untracked(|ids| with_shown(&untrack(|| ws.selected()), ids, on));
+        ws.select(&next);
+    });
+    let on_top = {
+        let table = table.clone();
+        Callback::new(move |n: usize| {
+            let ids = top_ids(&table.rows, n);
+            // Children among them: open their parents so every selected run is in view.
+            let parents: Vec<String> = table
+                .rows
+                .iter()
+                .filter(|r| ids.contains(&r.run_id))
+                .filter_map(|r| r.parent_run_id.clone())
+                .collect();
+            expanded.update(|e| e.extend(parents));
+            ws.select(&ids);
+        })
+    };
+    let n_cols = move || 2 + ATTR_COLUMNS + h.shape.with(|d| d.pinned.len() + d.rest.len()) + 1;
+    let body = {
+        let table = table.clone();
+        move || {
+            let (above, below, rows) = window.get();
+            let d = h.shape.get();
+            let spacer = |n: usize| {
+                let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
+                view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
+            };
+            view! {
+                {spacer(above)}
+                {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, &d, ctx)).collect_view()}
+                {spacer(below)}
+            }
+        }
+    };
+    let table_style = move || {
+        let (run_w, rest) = h.layout.with(|l| {
+            let fixed: u32 = ["status", "start", "dur", "user"]
+                .iter()
+                .map(|id| l.width(id))
+                .sum();
+            (l.width("run"), fixed)
+        });
+        let values = h.display.with(Display::width);
+        format!(
+            "--sel-w: {SELECT_WIDTH}px; --run-w-full: {run_w}px; min-width: calc(var(--run-w) + {}px)",
+            SELECT_WIDTH + rest + values
+        )
+    };
+    let colgroup = move || {
+        let l = h.layout.get();
+        let d = h.display.get();
+        let col = |w: u32| view! { <col style=format!("width: {w}px") /> };
         view! {
-            {spacer(above)}
-            {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, now, toggle)).collect_view()}
-            {spacer(below)}
+            <colgroup>
+                <col style="width: var(--sel-w)" />
+                <col style="width: var(--run-w)" />
+                {d.pinned.iter().map(|s| col(s.width)).collect_view()}
+                {["status", "start", "dur", "user"].map(|id| col(l.width(id))).to_vec()}
+                {d.rest.iter().map(|s| col(s.width)).collect_view()}
+                <col />
+            </colgroup>
         }
     };
     view! {
-        <TableToolbar summary=summary parents=parents expanded=expanded />
+        <TableToolbar summary=summary parents=parents expanded=expanded ws=ws on_top=on_top />
         <div class="table-scroll runs-scroll" node_ref=scroll.node on:scroll=move |_| scroll.measure()>
-            <table class="table runs-table">
-                <thead><HeaderRow columns=columns sort=sort on_sort=on_sort /></thead>
+            <table class="table runs-table" style=table_style>
+                {colgroup}
+                <thead><HeaderRows h=h sort=sort on_sort=on_sort all=all on_select_all=on_select_all /></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>
+        <ColumnMenu h=h />
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::summary;
+    use super::*;
 
     #[test]
     fn summary_says_when_runs_are_left_out() {
@@ -232,6 +479,38 @@ mod tests {
         assert_eq!(
             summary(5000, true, 1000),
             "5000 runs (showing the first 1000; narrow the filter)"
+        );
+    }
+
+    #[test]
+    fn top_n_follows_the_table_order() {
+        let row = |id: &str| json::RunRow {
+            run_id: id.into(),
+            run_name: id.into(),
+            status: "FINISHED".into(),
+            start_time: 0,
+            end_time: None,
+            user_id: "u".into(),
+            parent_run_id: None,
+            params: vec![],
+            metrics: vec![],
+            tags: vec![],
+        };
+        let rows = vec![row("c"), row("a"), row("b")];
+        assert_eq!(top_ids(&rows, 2), vec!["c", "a"]);
+        assert_eq!(top_ids(&rows, 20).len(), 3);
+    }
+
+    #[test]
+    fn select_all_adds_and_removes_the_shown_rows_only() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            with_shown(&s(&["x", "b"]), &s(&["a", "b", "c"]), true),
+            s(&["x", "b", "a", "c"])
+        );
+        assert_eq!(
+            with_shown(&s(&["x", "b"]), &s(&["a", "b", "c"]), false),
+            s(&["x"])
         );
     }
 }

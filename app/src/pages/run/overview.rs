@@ -1,5 +1,6 @@
-//! The run's Overview tab: times, user, parent and children, the logged models and
-//! datasets ([`super::io`]), params, tags, latest metrics.
+//! The run's Overview tab: the description (Markdown, editable), times, user, parent and
+//! children, the logged models and datasets ([`super::io`]), params, latest metrics, user
+//! tags (editable) and system tags ([`super::manage`]).
 
 use api_types as json;
 use leptos::prelude::*;
@@ -10,6 +11,9 @@ use crate::format;
 use crate::routes::AppRoute;
 
 use super::io::RunIoSections;
+use super::manage::description::Description;
+use super::manage::tags::RunTags;
+use super::manage::RunEdit;
 
 fn run_link(r: json::RunRef) -> impl IntoView {
     view! {
@@ -71,6 +75,8 @@ pub fn metrics_table(metrics: Vec<json::LatestMetric>) -> impl IntoView {
 pub fn Overview(
     /// The run.
     run: json::RunDetail,
+    /// Its editable state (name, tags, deleted), shared with the header.
+    edit: RunEdit,
 ) -> impl IntoView {
     let now = format::now_ms();
     let duration = format::duration(run.end_time.unwrap_or(now) - run.start_time);
@@ -82,6 +88,7 @@ pub fn Overview(
     let has_children = !children.is_empty();
     view! {
         <div class="overview">
+            <Description text=edit.description() can_edit=edit.can_edit save=edit.describe_action() card=true />
             <section class="card facts">
                 <dl>
                     <div><dt>"Status"</dt><dd><StatusBadge status=run.status.clone() /></dd></div>
@@ -110,7 +117,7 @@ pub fn Overview(
                 {kv_table("Parameters", run.params.clone(), "No parameters logged")}
                 <section class="card"><h2 class="card-title">"Metrics"</h2>{metrics_table(run.metrics.clone())}</section>
             </div>
-            {kv_table("Tags", run.tags.clone(), "No tags")}
+            <RunTags edit=edit />
         </div>
     }
 }

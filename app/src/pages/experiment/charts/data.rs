@@ -1,0 +1,427 @@
+//! A panel's data (pure): the runs' series of one key from a batch answer, live points
+//! appended to them, the lines to draw (runs or groups, smoothed) and the values under
+//! the cursor.
+
+use api_types as json;
+use plotters::style::RGBColor;
+
+use super::runs::LineSpec;
+use crate::charts::group::aggregate;
+use crate::charts::multi::{Line, MultiChart};
+use crate::charts::nearest::nearest_by;
+use crate::charts::{smoothing, ChartData, ChartPoint};
+
+/// One run's series of the panel's key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSeries {
+    /// Run id.
+    pub run_id: String,
+    /// Its points (finite ones drawn; the x range is its extent or the zoom).
+    pub data: ChartData,
+}
+
+/// The series of `key` in a batch answer, one per run that has points there. With another
+/// metric as x (`x_values` filled), each point's x is that metric's value.
+pub fn from_batch(
+    batch: &json::workspace::SeriesBatch,
+    key: &str,
+    zoom: Option<(f64, f64)>,
+) -> Vec<RunSeries> {
+    batch
+        .series
+        .iter()
+        .filter(|s| s.key == key)
+        .map(|s| RunSeries {
+            run_id: s.run_id.clone(),
+            data: if s.x_values.is_empty() {
+                ChartData::from_series(s, zoom)
+            } else {
+                by_other_metric(s, zoom)
+            },
+        })
+        .filter(|r| !r.data.points.is_empty() || !r.data.markers.is_empty())
+        .collect()
+}
+
+fn by_other_metric(s: &json::MetricSeries, zoom: Option<(f64, f64)>) -> ChartData {
+    let mut points: Vec<ChartPoint> = s
+        .points
+        .iter()
+        .zip(&s.x_values)
+        .filter(|(p, x)| p.value.0.is_finite() && x.0.is_finite())
+        .map(|(p, x)| ChartPoint {
+            x: x.0,
+            y: p.value.0,
+            step: p.step,
+            timestamp: p.timestamp,
+        })
+        .collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let extent = points.first().zip(points.last()).map(|(a, b)| (a.x, b.x));
+    ChartData {
+        points,
+        markers: Vec::new(),
+        x_range: zoom.or(extent),
+        points_in_range: s.points_in_range,
+        x_axis: json::XAxis::Step,
+        run_start_time: s.run_start_time,
+    }
+}
+
+/// X of a live point on `axis`.
+fn x_of(axis: json::XAxis, start: i64, p: &json::SeriesPoint) -> f64 {
+    match axis {
+        json::XAxis::Step => p.step as f64,
+        json::XAxis::Wall => p.timestamp as f64,
+        json::XAxis::Relative => (p.timestamp - start) as f64,
+    }
+}
+
+/// Appends live points to a run's series (finite ones to the line, kept ordered by x) and
+/// widens its x range to cover them. Returns how many points were added.
+pub fn append(series: &mut RunSeries, points: &[json::SeriesPoint]) -> usize {
+    let d = &mut series.data;
+    let mut added = 0;
+    for p in points {
+        let x = x_of(d.x_axis, d.run_start_time, p);
+        if !p.value.0.is_finite() {
+            continue;
+        }
+        let cp = ChartPoint {
+            x,
+            y: p.value.0,
+            step: p.step,
+            timestamp: p.timestamp,
+        };
+        match d.points.last() {
+            Some(last) if last.x > x => {
+                let i = d.points.partition_point(|q| q.x <= x);
+                d.points.insert(i, cp);
+            }
+            _ => d.points.push(cp),
+        }
+        d.x_range = Some(match d.x_range {
+            Some((lo, hi)) => (lo.min(x), hi.max(x)),
+            None => (x, x),
+        });
+        d.points_in_range += 1;
+        added += 1;
+    }
+    added
+}
+
+/// `#rrggbb` as a colour (grey when malformed).
+pub fn parse_color(hex: &str) -> RGBColor {
+    let c = |i: usize| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("80"), 16).unwrap_or(128);
+    RGBColor(c(1), c(3), c(5))
+}
+
+/// The x range of the panel: the zoom, else the union of the runs' ranges.
+pub fn panel_range(series: &[RunSeries], zoom: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    zoom.or_else(|| {
+        series
+            .iter()
+            .filter_map(|s| s.data.x_range)
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+    })
+}
+
+/// How the lines are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineOptions {
+    /// EMA weight (0: raw lines only).
+    pub smoothing: f64,
+    /// Pixel columns of the plot (groups are aggregated per column).
+    pub columns: usize,
+    /// The zoom, if any.
+    pub zoom: Option<(f64, f64)>,
+    /// What x measures (labels).
+    pub x_axis: json::XAxis,
+    /// Log y axis.
+    pub log_y: bool,
+}
+
+fn xy(d: &ChartData) -> Vec<(f64, f64)> {
+    d.points.iter().map(|p| (p.x, p.y)).collect()
+}
+
+fn smoothed(points: &[(f64, f64)], w: f64) -> Vec<(f64, f64)> {
+    let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+    points
+        .iter()
+        .zip(smoothing::ema_debiased(&ys, w))
+        .map(|(p, y)| (p.0, y))
+        .collect()
+}
+
+/// The chart of a panel, and which spec each of its lines draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PanelChart {
+    /// What is drawn.
+    pub chart: MultiChart,
+    /// Per line of `chart`: its index in the specs.
+    pub specs: Vec<usize>,
+}
+
+/// The chart of `specs` over `series`: a run's line (smoothed over a faint raw one when
+/// smoothing is on), or a group's mean of its runs (each smoothed first) with a min–max
+/// band. Specs with no data draw no line.
+pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> PanelChart {
+    // Runs no spec draws (hidden ones) do not widen the range.
+    let drawn_series: Vec<RunSeries> = series
+        .iter()
+        .filter(|s| specs.iter().any(|l| l.runs.contains(&s.run_id)))
+        .cloned()
+        .collect();
+    let x_range = panel_range(&drawn_series, o.zoom);
+    let of = |id: &str| series.iter().find(|s| s.run_id == id);
+    let mut lines = Vec::new();
+    let mut drawn = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let color = parse_color(&spec.color);
+        if !spec.group {
+            let Some(s) = spec.runs.first().and_then(|id| of(id)) else {
+                continue;
+            };
+            let raw = xy(&s.data);
+            let (points, raw) = if o.smoothing > 0.0 {
+                (smoothed(&raw, o.smoothing), raw)
+            } else {
+                (raw, Vec::new())
+            };
+            lines.push(Line {
+                color,
+                points,
+                raw,
+                band: Vec::new(),
+            });
+            drawn.push(i);
+            continue;
+        }
+        let members: Vec<Vec<(f64, f64)>> = spec
+            .runs
+            .iter()
+            .filter_map(|id| of(id))
+            .map(|s| smoothed(&xy(&s.data), o.smoothing))
+            .collect();
+        let Some(range) = x_range else { continue };
+        let agg = aggregate(&members, range, o.columns);
+        if agg.is_empty() {
+            continue;
+        }
+        lines.push(Line {
+            color,
+            points: agg.iter().map(|g| (g.x, g.mean)).collect(),
+            raw: Vec::new(),
+            band: agg.iter().map(|g| (g.x, g.min, g.max)).collect(),
+        });
+        drawn.push(i);
+    }
+    PanelChart {
+        chart: MultiChart {
+            lines,
+            x_range,
+            x_axis: o.x_axis,
+            log_y: o.log_y,
+        },
+        specs: drawn,
+    }
+}
+
+/// What one line says at the cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineValue {
+    /// Index into the specs (legend order).
+    pub spec: usize,
+    /// X of the point shown.
+    pub x: f64,
+    /// The line's value (smoothed, or a group's mean).
+    pub y: f64,
+    /// The raw value under a smoothed run line.
+    pub raw: Option<f64>,
+    /// A group's min and max there.
+    pub band: Option<(f64, f64)>,
+}
+
+/// For each line of `pc`, its point nearest to `x`, when `x` is within `slack` of the
+/// line's extent.
+pub fn values_at(pc: &PanelChart, x: f64, slack: f64) -> Vec<LineValue> {
+    let mut out = Vec::new();
+    for (line, &spec) in pc.chart.lines.iter().zip(&pc.specs) {
+        let pts = &line.points;
+        let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+            continue;
+        };
+        if x < first.0 - slack || x > last.0 + slack {
+            continue;
+        }
+        let Some(i) = nearest_by(pts.len(), |i| pts[i].0, x) else {
+            continue;
+        };
+        out.push(LineValue {
+            spec,
+            x: pts[i].0,
+            y: pts[i].1,
+            raw: line.raw.get(i).map(|r| r.1),
+            band: line.band.get(i).map(|b| (b.1, b.2)),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use json::{SeriesPoint, F64};
+
+    fn sp(step: i64, v: f64) -> SeriesPoint {
+        SeriesPoint {
+            step,
+            timestamp: 1_000 + step,
+            value: F64(v),
+        }
+    }
+
+    fn series(run: &str, key: &str, pts: Vec<SeriesPoint>) -> json::MetricSeries {
+        json::MetricSeries {
+            run_id: run.into(),
+            key: key.into(),
+            x_axis: json::XAxis::Step,
+            run_start_time: 1_000,
+            points_in_range: pts.len() as u64,
+            total_points: pts.len() as u64,
+            x_extent: None,
+            points: pts,
+            non_finite: vec![],
+            x_values: vec![],
+        }
+    }
+
+    fn spec(label: &str, color: &str, runs: &[&str], group: bool) -> LineSpec {
+        LineSpec {
+            label: label.into(),
+            color: color.into(),
+            runs: runs.iter().map(|r| r.to_string()).collect(),
+            group,
+        }
+    }
+
+    #[test]
+    fn batch_keeps_runs_with_points_and_other_metric_x() {
+        let mut by_epoch = series("b", "loss", vec![sp(0, 3.0), sp(1, 2.0)]);
+        by_epoch.x_values = vec![F64(0.5), F64(0.25)];
+        let batch = json::workspace::SeriesBatch {
+            series: vec![
+                series("a", "loss", vec![sp(0, 1.0), sp(5, 0.5)]),
+                by_epoch,
+                series("c", "loss", vec![]),
+            ],
+            missing: vec![],
+        };
+        let got = from_batch(&batch, "loss", None);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].data.x_range, Some((0.0, 5.0)));
+        // Ordered by the other metric's value.
+        let b: Vec<(f64, f64)> = got[1].data.points.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(b, vec![(0.25, 2.0), (0.5, 3.0)]);
+        assert_eq!(panel_range(&got, None), Some((0.0, 5.0)));
+        assert_eq!(panel_range(&got, Some((1.0, 2.0))), Some((1.0, 2.0)));
+    }
+
+    #[test]
+    fn live_points_extend_the_series() {
+        let batch = json::workspace::SeriesBatch {
+            series: vec![series("a", "loss", vec![sp(0, 1.0), sp(5, 0.5)])],
+            missing: vec![],
+        };
+        let mut s = from_batch(&batch, "loss", None).remove(0);
+        assert_eq!(
+            append(&mut s, &[sp(6, 0.4), sp(7, f64::NAN), sp(3, 0.7)]),
+            2
+        );
+        let xs: Vec<f64> = s.data.points.iter().map(|p| p.x).collect();
+        assert_eq!(xs, vec![0.0, 3.0, 5.0, 6.0]);
+        assert_eq!(s.data.x_range, Some((0.0, 6.0)));
+        // On a relative axis, x counts from the run's start.
+        let mut rel = RunSeries {
+            run_id: "n".into(),
+            data: ChartData {
+                x_axis: json::XAxis::Relative,
+                run_start_time: 1_000,
+                ..Default::default()
+            },
+        };
+        append(&mut rel, &[sp(10, 1.0)]);
+        assert_eq!(rel.data.points[0].x, 10.0);
+        assert_eq!(rel.data.x_range, Some((10.0, 10.0)));
+    }
+
+    #[test]
+    fn runs_and_groups_become_lines_and_tooltip_values() {
+        let batch = json::workspace::SeriesBatch {
+            series: vec![
+                series("a", "loss", vec![sp(0, 1.0), sp(10, 3.0)]),
+                series("b", "loss", vec![sp(0, 3.0), sp(10, 5.0)]),
+            ],
+            missing: vec![],
+        };
+        let s = from_batch(&batch, "loss", None);
+        let o = LineOptions {
+            smoothing: 0.0,
+            columns: 100,
+            zoom: None,
+            x_axis: json::XAxis::Step,
+            log_y: false,
+        };
+        let specs = vec![
+            spec("none", "#000001", &["missing"], false),
+            spec("a", "#ff0000", &["a"], false),
+            spec("b", "#00ff00", &["b"], false),
+        ];
+        // A hidden run (fetched, in no spec) neither draws nor widens the range.
+        let mut with_hidden = s.clone();
+        with_hidden.extend(from_batch(
+            &json::workspace::SeriesBatch {
+                series: vec![series("h", "loss", vec![sp(0, 1.0), sp(50, 9.0)])],
+                missing: vec![],
+            },
+            "loss",
+            None,
+        ));
+        let pc = build_chart(&with_hidden, &specs, o);
+        assert_eq!(
+            (pc.chart.lines.len(), pc.chart.x_range),
+            (2, Some((0.0, 10.0)))
+        );
+        let pc = build_chart(&s, &specs, o);
+        assert_eq!((pc.chart.lines.len(), pc.specs.clone()), (2, vec![1, 2]));
+        assert_eq!(pc.chart.lines[1].color, RGBColor(0, 255, 0));
+        let v = values_at(&pc, 9.0, 0.0);
+        assert_eq!(
+            v.iter().map(|v| (v.spec, v.y)).collect::<Vec<_>>(),
+            vec![(1, 3.0), (2, 5.0)]
+        );
+        assert!(values_at(&pc, 20.0, 1.0).is_empty());
+
+        let groups = vec![spec("adam", "#4e79a7", &["a", "b"], true)];
+        let pc = build_chart(&s, &groups, o);
+        assert_eq!(pc.chart.lines[0].points, vec![(0.0, 2.0), (10.0, 4.0)]);
+        assert_eq!(
+            pc.chart.lines[0].band,
+            vec![(0.0, 1.0, 3.0), (10.0, 3.0, 5.0)]
+        );
+        let v = values_at(&pc, 1.0, 0.0);
+        assert_eq!((v[0].y, v[0].band), (2.0, Some((1.0, 3.0))));
+
+        let smooth = build_chart(
+            &s,
+            &specs,
+            LineOptions {
+                smoothing: 0.5,
+                ..o
+            },
+        );
+        assert_eq!(smooth.chart.lines[0].raw, vec![(0.0, 1.0), (10.0, 3.0)]);
+        assert!(smooth.chart.lines[0].points[1].1 < 3.0);
+    }
+}

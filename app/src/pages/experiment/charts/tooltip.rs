@@ -1,0 +1,77 @@
+//! The hovered panel's tooltip: the x under the cursor and every line's value there (a
+//! run's value, or a group's mean with its min–max), in legend order.
+
+use leptos::prelude::*;
+
+use super::data::{values_at, PanelChart};
+use super::ViewCtx;
+use crate::charts::nearest::x_to_pixel;
+use crate::charts::{scale, DrawInfo};
+use crate::format;
+
+/// Tolerance, in CSS pixels, beyond a line's ends within which it still reports a value.
+const SLACK_PX: f64 = 8.0;
+
+/// Tooltip of the panel under the cursor (nothing for the other panels).
+#[component]
+pub fn Tooltip(
+    /// Data x under the cursor, when this panel is hovered.
+    #[prop(into)]
+    x: Signal<Option<f64>>,
+    /// What the panel drew.
+    chart: Memo<Option<PanelChart>>,
+    /// Where it drew it.
+    info: RwSignal<Option<DrawInfo>>,
+    /// The view's shared state.
+    ctx: ViewCtx,
+) -> impl IntoView {
+    move || {
+        let x = x.get()?;
+        let i = info.get()?;
+        let specs = ctx.specs.get();
+        let axis = ctx.settings.with(|s| s.x.axis());
+        let per_px = (i.x_range.1 - i.x_range.0) / i.width.max(1.0);
+        let values = chart.with(|c| c.as_ref().map(|pc| values_at(pc, x, SLACK_PX * per_px)))?;
+        if values.is_empty() {
+            return None;
+        }
+        let px = x_to_pixel(x, i.left, i.width, i.x_range);
+        let right = i.left + i.width;
+        let style = if px > right - 220.0 {
+            format!("right:{}px;top:8px", (right - px + 14.0).max(0.0))
+        } else {
+            format!("left:{}px;top:8px", px + 14.0)
+        };
+        let head = scale::x_label(values[0].x, axis, i.x_range.1 - i.x_range.0);
+        let rows = values
+            .into_iter()
+            .filter_map(|v| {
+                let spec = specs.get(v.spec)?.clone();
+                let label = if spec.group {
+                    format!("{} ({})", spec.label, spec.runs.len())
+                } else {
+                    spec.label.clone()
+                };
+                let extra = v
+                    .band
+                    .filter(|(lo, hi)| spec.group && lo != hi)
+                    .map(|(lo, hi)| format!("{} – {}", format::value(lo), format::value(hi)))
+                    .or_else(|| v.raw.map(|r| format!("raw {}", format::value(r))));
+                Some(view! {
+                    <div class="tt-run">
+                        <span class="swatch" style=format!("background:{}", spec.color)></span>
+                        <span class="tt-name truncate">{label}</span>
+                        <span class="mono">{format::value(v.y)}</span>
+                        {extra.map(|e| view! { <span class="mono muted tt-extra">{e}</span> })}
+                    </div>
+                })
+            })
+            .collect_view();
+        Some(view! {
+            <div class="chart-tooltip wchart-tooltip" style=style role="tooltip">
+                <div class="tt-head mono">{head}</div>
+                {rows}
+            </div>
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! Live rows of the runs table: the table's RUNNING/SCHEDULED runs go into the page's
+//! [`LiveFeed`]; each update patches the rows in place (status, end, name, the shown
+//! metric cells) instead of reloading the table; a run the table does not know (created
+//! since) or a `resync` refetches it.
+
+use std::collections::{HashMap, HashSet};
+
+use api_types as json;
+use json::workspace::LiveUpdate;
+use leptos::prelude::*;
+
+use crate::api::ApiError;
+use crate::hooks::{is_live_status, use_live_feed};
+
+/// What the live stream changed in one row since the table loaded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowPatch {
+    /// New name.
+    pub name: Option<String>,
+    /// New status.
+    pub status: Option<String>,
+    /// New end (`Some(None)`: running again).
+    pub end_time: Option<Option<i64>>,
+    /// Deleted or restored.
+    pub deleted: Option<bool>,
+    /// Newest value per metric key.
+    pub metrics: HashMap<String, f64>,
+}
+
+/// The live changes of every row, by run id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Patches(HashMap<String, RowPatch>);
+
+impl Patches {
+    /// Applies one update of the stream.
+    pub fn apply(&mut self, u: &LiveUpdate) {
+        for r in &u.runs {
+            let p = self.0.entry(r.run_id.clone()).or_default();
+            p.name = Some(r.run_name.clone());
+            p.status = Some(r.status.clone());
+            p.end_time = Some(r.end_time);
+            p.deleted = Some(r.lifecycle_stage == "deleted");
+        }
+        for l in &u.latest {
+            self.0
+                .entry(l.run_id.clone())
+                .or_default()
+                .metrics
+                .insert(l.metric.key.clone(), l.metric.value.0);
+        }
+    }
+
+    /// The patch of one run, if the stream changed it.
+    pub fn get(&self, run_id: &str) -> Option<&RowPatch> {
+        self.0.get(run_id)
+    }
+}
+
+/// Whether an update names a run the table does not have (it must be refetched).
+pub fn names_unknown_run(u: &LiveUpdate, known: &HashSet<String>) -> bool {
+    u.runs
+        .iter()
+        .any(|r| r.lifecycle_stage == "active" && !known.contains(&r.run_id))
+}
+
+/// Connects the table's rows (`runs`) to the page's live feed; returns the live patches
+/// (cleared whenever the rows reload).
+pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> RwSignal<Patches> {
+    let patches = RwSignal::new(Patches::default());
+    let Some(feed) = use_live_feed() else {
+        return patches;
+    };
+    let known = StoredValue::new(HashSet::<String>::new());
+    Effect::new(move |_| {
+        let Some(Ok(t)) = runs.get() else { return };
+        let ids: HashSet<String> = t.rows.iter().map(|r| r.run_id.clone()).collect();
+        let live: HashSet<String> = t
+            .rows
+            .iter()
+            .filter(|r| is_live_status(&r.status))
+            .map(|r| r.run_id.clone())
+            .collect();
+        known.set_value(ids);
+        patches.set(Patches::default());
+        feed.running.set(live);
+    });
+    feed.on_update(move |u| {
+        patches.try_update(|p| p.apply(u));
+        if known.try_with_value(|k| names_unknown_run(u, k)) == Some(true) {
+            runs.refetch();
+        }
+    });
+    Effect::new(move |prev: Option<u64>| {
+        let n = feed.resync.get();
+        if prev.is_some_and(|p| p != n) {
+            runs.refetch();
+        }
+        n
+    });
+    patches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use json::workspace::{LiveLatest, RunChange};
+
+    fn change(id: &str, status: &str, stage: &str) -> RunChange {
+        RunChange {
+            run_id: id.into(),
+            run_name: format!("{id}-name"),
+            status: status.into(),
+            end_time: (status != "RUNNING").then_some(42),
+            lifecycle_stage: stage.into(),
+        }
+    }
+
+    #[test]
+    fn updates_patch_rows() {
+        let mut p = Patches::default();
+        let latest = |v: f64| LiveLatest {
+            run_id: "a".into(),
+            metric: json::LatestMetric {
+                key: "loss".into(),
+                value: json::F64(v),
+                step: 1,
+                timestamp: 0,
+            },
+        };
+        p.apply(&LiveUpdate {
+            at: 1,
+            latest: vec![latest(0.5)],
+            ..Default::default()
+        });
+        assert_eq!(p.get("a").unwrap().metrics["loss"], 0.5);
+        assert_eq!(p.get("a").unwrap().status, None);
+        p.apply(&LiveUpdate {
+            at: 2,
+            runs: vec![change("a", "FINISHED", "active")],
+            latest: vec![latest(0.25)],
+            ..Default::default()
+        });
+        let a = p.get("a").unwrap();
+        assert_eq!(
+            (
+                a.status.as_deref(),
+                a.end_time,
+                a.name.as_deref(),
+                a.metrics["loss"]
+            ),
+            (Some("FINISHED"), Some(Some(42)), Some("a-name"), 0.25)
+        );
+        assert_eq!(a.deleted, Some(false));
+        assert!(p.get("b").is_none());
+    }
+
+    #[test]
+    fn unknown_active_runs_ask_for_a_refetch() {
+        let known: HashSet<String> = ["a".to_owned()].into();
+        let u = |c: RunChange| LiveUpdate {
+            runs: vec![c],
+            ..Default::default()
+        };
+        assert!(!names_unknown_run(
+            &u(change("a", "RUNNING", "active")),
+            &known
+        ));
+        assert!(names_unknown_run(
+            &u(change("b", "RUNNING", "active")),
+            &known
+        ));
+        assert!(!names_unknown_run(
+            &u(change("b", "FINISHED", "deleted")),
+            &known
+        ));
+    }
+}
