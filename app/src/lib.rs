@@ -17,11 +17,12 @@ pub mod theme;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::hooks::use_location;
-use leptos_router::path;
+use leptos_router::{path, NavigateOptions};
 
 use components::header::AppHeader;
 use components::require_session::RequireSession;
 use components::states::NotFoundView;
+use hooks::use_safe_navigate;
 use pages::{
     embed_gpus::EmbedGpus,
     experiment::ExperimentPage,
@@ -34,8 +35,29 @@ use pages::{
     settings::Settings,
     signin::SignIn,
 };
-use routes::AppRoute;
+use routes::{mlflow_target, safe_path, AppRoute};
 use session::provide_session;
+
+/// The runlens page of the MLflow link in the address bar (`http://host/#/experiments/5/runs/<id>`,
+/// see [`routes::mlflow_hash`]), if the address is one.
+fn mlflow_link_target() -> Option<String> {
+    let loc = window().location();
+    if loc.pathname().ok()? != "/" {
+        return None;
+    }
+    mlflow_target(&loc.hash().ok()?).map(|t| safe_path(&t))
+}
+
+/// Replaces an MLflow link in the address bar by its runlens page before the router reads
+/// it (the hash never reaches the server, so only the app can do this).
+fn rewrite_mlflow_link() {
+    if let Some(target) = mlflow_link_target() {
+        if let Ok(history) = window().history() {
+            // Replacing with a same-origin path cannot fail; if it did, the list shows.
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&target));
+        }
+    }
+}
 
 /// Wraps a page so only signed-in users see it.
 fn protected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {
@@ -46,6 +68,18 @@ fn protected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {
 #[component]
 fn Shell() -> impl IntoView {
     provide_session();
+    // An MLflow link pasted over the current address changes only the hash (no reload).
+    let navigate = use_safe_navigate();
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
+        if let Some(target) = mlflow_link_target() {
+            let opts = NavigateOptions {
+                replace: true,
+                ..Default::default()
+            };
+            navigate(&target, opts);
+        }
+    });
+    on_cleanup(move || on_hash.remove());
     view! {
         <AppHeader />
         <main class="page">
@@ -92,8 +126,10 @@ fn Root() -> impl IntoView {
 
 /// The root component: theme, session, top bar and the router (patterns mirror
 /// [`routes::AppRoute::PATTERNS`]). Every page but sign-in and the embeds needs a session.
+/// An MLflow hash link (`/#/experiments/5/runs/<id>`) is first rewritten to its page.
 #[component]
 pub fn App() -> impl IntoView {
+    rewrite_mlflow_link();
     theme::provide_theme();
     view! {
         <Router>

@@ -3,9 +3,11 @@
 //! The router's patterns (`path!` in `lib.rs`) are literals; they are mirrored here as
 //! [`AppRoute::PATTERNS`] and the unit tests check that every built path fits its pattern.
 
+pub mod mlflow_hash;
 mod run_tab;
 mod safe_path;
 
+pub use mlflow_hash::mlflow_target;
 pub use run_tab::{RunTab, UnknownTab};
 pub use safe_path::{normalize_path, safe_path};
 

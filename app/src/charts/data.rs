@@ -135,6 +135,57 @@ impl ChartData {
         }
     }
 
+    /// Whether `p` comes after every point drawn (by x, then step and time), so it is not
+    /// in the fetched series yet.
+    pub fn is_new(&self, p: &json::SeriesPoint) -> bool {
+        let x = x_of(self.x_axis, self.run_start_time, p);
+        let last_point = self.points.last().map(|p| (p.x, p.step, p.timestamp));
+        let last_marker = self.markers.last().map(|m| (m.x, m.step, m.timestamp));
+        last_point
+            .into_iter()
+            .chain(last_marker)
+            .all(|(lx, ls, lt)| x > lx || x == lx && (p.step, p.timestamp) > (ls, lt))
+    }
+
+    /// Appends points logged after the series was fetched (a live run's new points, in
+    /// the order written), with x on this chart's axis and origin. Points that are not
+    /// [new](Self::is_new) are skipped, and so are points outside a zoomed range;
+    /// otherwise the x range grows to take them. Returns how many were added.
+    pub fn append(&mut self, new: &[json::SeriesPoint], zoom: Option<(f64, f64)>) -> usize {
+        let mut added = 0;
+        for p in new {
+            let x = x_of(self.x_axis, self.run_start_time, p);
+            let after_last = self.is_new(p);
+            let in_zoom = zoom.is_none_or(|(lo, hi)| (lo..=hi).contains(&x));
+            if !after_last || !in_zoom {
+                continue;
+            }
+            match NonFinite::of(p.value.0) {
+                None => self.points.push(ChartPoint {
+                    x,
+                    y: p.value.0,
+                    step: p.step,
+                    timestamp: p.timestamp,
+                }),
+                Some(kind) => self.markers.push(Marker {
+                    x,
+                    kind,
+                    step: p.step,
+                    timestamp: p.timestamp,
+                }),
+            }
+            if zoom.is_none() {
+                self.x_range = Some(match self.x_range {
+                    Some((lo, hi)) => (lo.min(x), hi.max(x)),
+                    None => (x, x),
+                });
+            }
+            added += 1;
+        }
+        self.points_in_range += added as u64;
+        added
+    }
+
     /// Number of markers of one kind.
     pub fn count(&self, kind: NonFinite) -> usize {
         self.markers.iter().filter(|m| m.kind == kind).count()
@@ -152,6 +203,64 @@ mod tests {
             timestamp: 1000 + step * 10,
             value: F64(v),
         }
+    }
+
+    fn series(axis: json::XAxis, start: i64, points: Vec<SeriesPoint>) -> json::MetricSeries {
+        json::MetricSeries {
+            run_id: "r".into(),
+            key: "loss".into(),
+            x_axis: axis,
+            run_start_time: start,
+            points_in_range: points.len() as u64,
+            total_points: points.len() as u64,
+            x_extent: None,
+            points,
+            non_finite: vec![],
+            x_values: vec![],
+        }
+    }
+
+    #[test]
+    fn relative_x_is_measured_from_the_series_origin() {
+        // The server reports the series' origin in `run_start_time` (its first point when
+        // points precede the run's start): x starts at 0 and the ticks read 0s, 1s, …
+        let d = ChartData::from_series(
+            &series(json::XAxis::Relative, 1000, vec![sp(0, 1.0), sp(100, 0.5)]),
+            None,
+        );
+        assert_eq!(d.x_range, Some((0.0, 1000.0)));
+        assert_eq!(d.points[1].x, 1000.0);
+    }
+
+    #[test]
+    fn live_points_are_appended_once() {
+        let mut d = ChartData::from_series(
+            &series(json::XAxis::Step, 1000, vec![sp(0, 1.0), sp(2, 0.5)]),
+            None,
+        );
+        // Step 2 was in the fetched series already; 3, 4 and a NaN at 5 are new.
+        let added = d.append(&[sp(2, 0.5), sp(3, 0.4), sp(4, 0.3), sp(5, f64::NAN)], None);
+        assert_eq!(added, 3);
+        assert_eq!(
+            d.points.iter().map(|p| p.step).collect::<Vec<_>>(),
+            vec![0, 2, 3, 4]
+        );
+        assert_eq!(d.count(NonFinite::Nan), 1);
+        assert_eq!(d.x_range, Some((0.0, 5.0)));
+        assert_eq!(d.points_in_range, 5);
+        // Appending the same batch again changes nothing.
+        assert_eq!(d.append(&[sp(3, 0.4), sp(4, 0.3)], None), 0);
+        // A zoomed chart keeps its range and takes only the points inside it.
+        let mut z = ChartData::from_series(
+            &series(json::XAxis::Relative, 1000, vec![sp(0, 1.0)]),
+            Some((0.0, 50.0)),
+        );
+        assert_eq!(z.append(&[sp(3, 0.9), sp(9, 0.8)], Some((0.0, 50.0))), 1);
+        assert_eq!(z.x_range, Some((0.0, 50.0)));
+        // An empty chart takes the first points.
+        let mut e = ChartData::from_series(&series(json::XAxis::Step, 0, vec![]), None);
+        assert_eq!(e.append(&[sp(7, 1.0)], None), 1);
+        assert_eq!(e.x_range, Some((7.0, 7.0)));
     }
 
     #[test]

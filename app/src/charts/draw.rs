@@ -131,13 +131,16 @@ pub fn draw_series(
         .y_label_area_size(px(60.0))
         .build_cartesian_2d(x0..x1, y.lo..y.hi)
         .map_err(err)?;
-    let fx = |v: &f64| scale::x_label(*v, opts.x_axis, x1 - x0);
-    let fy = |v: &f64| scale::y_label(*v, log);
+    let (x_ticks, y_ticks) = (6, 5);
+    let x_labels = scale::TickLabels::x(opts.x_axis, x0, x1, x_ticks);
+    let y_labels = scale::TickLabels::y(y.lo, y.hi, y_ticks, log);
+    let fx = |v: &f64| x_labels.label(*v);
+    let fy = |v: &f64| y_labels.label(*v);
     let font = ("sans-serif", 11.0 * dpr).into_font().color(&pal.text);
     chart
         .configure_mesh()
-        .x_labels(6)
-        .y_labels(5)
+        .x_labels(x_ticks)
+        .y_labels(y_ticks)
         .light_line_style(pal.background)
         .bold_line_style(pal.grid)
         .axis_style(pal.axis)

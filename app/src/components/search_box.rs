@@ -1,8 +1,34 @@
-//! A search input that reports its value after the user pauses typing.
+//! A search input that reports its value after the user pauses typing, and
+//! [`write_search`], which puts that value in the URL with the right history entry.
 
 use std::time::Duration;
 
 use leptos::prelude::*;
+
+use crate::hooks::QueryState;
+use crate::query::Query;
+
+/// Whether the search `new` only refines `old` (typing on, or deleting back).
+pub fn refines(old: &str, new: &str) -> bool {
+    !old.is_empty() && !new.is_empty() && (new.starts_with(old) || old.starts_with(new))
+}
+
+/// Writes a search box's value `new` to the URL key `key` (empty removes it), and `also`'s
+/// edits (e.g. back to page 1): a new history entry, so Back undoes a search, except when
+/// it only [refines](refines) the current one, which replaces the entry (Back then leaves
+/// the search at once instead of undoing each pause in typing).
+pub fn write_search(qs: QueryState, key: &'static str, new: String, also: impl FnOnce(&mut Query)) {
+    let old = qs.with(|q| q.get(key).unwrap_or_default().to_owned());
+    let edit = |q: &mut Query| {
+        q.set(key, (!new.is_empty()).then(|| new.clone()));
+        also(q);
+    };
+    if refines(&old, &new) {
+        qs.update_replace(edit);
+    } else {
+        qs.update(edit);
+    }
+}
 
 /// Debounced search input.
 #[component]
@@ -60,5 +86,19 @@ pub fn SearchBox(
                 }
             />
         </label>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refines;
+
+    #[test]
+    fn typing_on_refines_the_search() {
+        assert!(refines("lo", "los"));
+        assert!(refines("loss", "lo"));
+        assert!(!refines("", "loss"));
+        assert!(!refines("loss", ""));
+        assert!(!refines("loss", "acc"));
     }
 }

@@ -1,16 +1,19 @@
 //! `/`: every experiment, searchable by name, sortable, paged. View state lives in the URL
-//! (`?q=&sort=&desc=&page=`).
+//! (`?q=&sort=&desc=&page=`; sorting and paging push a history entry, so Back undoes them;
+//! refining a search replaces it). "New experiment" creates one through MLflow's own
+//! endpoint and opens it.
 
 use api_types as json;
 use leptos::prelude::*;
+use leptos_router::NavigateOptions;
 
 use crate::api;
 use crate::components::pager::Pager;
-use crate::components::search_box::SearchBox;
+use crate::components::search_box::{write_search, SearchBox};
 use crate::components::states::{EmptyState, ErrorView, Loading};
 use crate::components::table::SortHeader;
 use crate::format;
-use crate::hooks::use_query_state;
+use crate::hooks::{use_query_state, use_safe_navigate};
 use crate::routes::AppRoute;
 
 /// Experiments per page.
@@ -46,6 +49,7 @@ pub fn split_path(name: &str) -> (&str, &str) {
 #[component]
 pub fn Experiments() -> impl IntoView {
     let qs = use_query_state();
+    let creating = RwSignal::new(false);
     let q = Signal::derive(move || qs.get("q").unwrap_or_default());
     let sort = Memo::new(move |_| parse_sort(qs.get("sort").as_deref()));
     // Names read best A→Z; times and counts biggest first.
@@ -71,12 +75,8 @@ pub fn Experiments() -> impl IntoView {
         api::list_experiments(p)
     });
 
-    let on_search = Callback::new(move |v: String| {
-        qs.update(|query| {
-            query.set("q", (!v.is_empty()).then_some(v));
-            query.set("page", None);
-        })
-    });
+    let on_search =
+        Callback::new(move |v: String| write_search(qs, "q", v, |query| query.set("page", None)));
     let on_sort = move |key: json::ExperimentSort| {
         let next_desc = if sort.get_untracked() == key {
             !desc.get_untracked()
@@ -100,8 +100,16 @@ pub fn Experiments() -> impl IntoView {
                 <h1>"Experiments"</h1>
                 <p class="subtitle">"Every experiment logged to this server, newest activity first."</p>
             </div>
-            <SearchBox value=q on_change=on_search label="Search experiments" placeholder="Search by name or path" />
+            <div class="header-actions">
+                <SearchBox value=q on_change=on_search label="Search experiments" placeholder="Search by name or path" />
+                <Show when=move || !creating.get()>
+                    <button class="button button-primary" type="button" on:click=move |_| creating.set(true)>"New experiment"</button>
+                </Show>
+            </div>
         </div>
+        <Show when=move || creating.get()>
+            <NewExperiment open=creating />
+        </Show>
         <div class="card">
             <Transition fallback=|| view! { <Loading label="Loading experiments…" /> }>
                 {move || Suspend::new(async move {
@@ -114,6 +122,67 @@ pub fn Experiments() -> impl IntoView {
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// What to tell the user when creating an experiment failed.
+fn create_failure(e: &api::ApiError) -> String {
+    match e.code {
+        api::ErrorCode::AlreadyExists => {
+            "An experiment with this name already exists. Pick another name.".to_owned()
+        }
+        _ => format!("Could not create the experiment: {}", e.message),
+    }
+}
+
+/// The "New experiment" form (opened by the page header's button): on success the new
+/// experiment opens, on failure the reason shows under the field.
+#[component]
+fn NewExperiment(
+    /// Whether the form is open; Cancel closes it.
+    open: RwSignal<bool>,
+) -> impl IntoView {
+    let name = RwSignal::new(String::new());
+    // The form appears on a click: put the cursor in its field.
+    let input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(el) = input.get() {
+            // Focusing a mounted input cannot fail.
+            let _ = el.focus();
+        }
+    });
+    let create = Action::new_local(|name: &String| api::create_experiment(name.clone()));
+    let navigate = use_safe_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(id)) = create.value().get() {
+            navigate(&AppRoute::experiment(id), NavigateOptions::default());
+        }
+    });
+    let error = move || match create.value().get() {
+        Some(Err(e)) => Some(create_failure(&e)),
+        _ => None,
+    };
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let n = name.get_untracked().trim().to_owned();
+        if !n.is_empty() {
+            create.dispatch(n);
+        }
+    };
+    view! {
+        <form class="card new-experiment" on:submit=on_submit aria-label="New experiment">
+            <div class="row">
+                <input class="text-input" type="text" name="experiment-name" aria-label="Experiment name"
+                    placeholder="/Users/you/my-experiment" autocomplete="off" required node_ref=input
+                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                <button class="button button-primary" type="submit"
+                    disabled=move || create.pending().get() || name.with(|n| n.trim().is_empty())>
+                    {move || if create.pending().get() { "Creating…" } else { "Create" }}
+                </button>
+                <button class="button" type="button" on:click=move |_| open.set(false)>"Cancel"</button>
+            </div>
+            {move || error().map(|m| view! { <div class="form-error" role="alert">{m}</div> })}
+        </form>
     }
 }
 
@@ -144,7 +213,7 @@ where
         view! {
             <tr>
                 <td class="name-cell">
-                    <a class="exp-link" href=AppRoute::experiment(e.id.clone())>
+                    <a class="exp-link" href=AppRoute::experiment(e.id.clone()) title=e.name.clone()>
                         <span class="path-dir">{dir}</span>
                         <span class="path-leaf">{leaf}</span>
                     </a>
@@ -152,18 +221,18 @@ where
                 </td>
                 <td class="num">{e.run_count}</td>
                 <td title=format::datetime(e.last_update_time)>{format::relative(e.last_update_time, now)}</td>
-                <td title=format::datetime(e.creation_time)>{format::date(e.creation_time)}</td>
+                <td class="col-created" title=format::datetime(e.creation_time)>{format::date(e.creation_time)}</td>
             </tr>
         }
     }).collect_view();
     view! {
-        <table class="table">
+        <table class="table experiments-table">
             <thead>
                 <tr>
                     {header("Name", json::ExperimentSort::Name, "col-name")}
                     {header("Runs", json::ExperimentSort::Runs, "num col-narrow")}
                     {header("Last update", json::ExperimentSort::LastUpdate, "col-time")}
-                    {header("Created", json::ExperimentSort::Created, "col-time")}
+                    {header("Created", json::ExperimentSort::Created, "col-time col-created")}
                 </tr>
             </thead>
             <tbody>{rows}</tbody>

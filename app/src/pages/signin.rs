@@ -1,5 +1,6 @@
 //! `/signin?next=`: username and password; on success goes to `next` (same-origin paths
-//! only, see [`crate::routes::safe_next`]).
+//! only, see [`crate::routes::safe_next`]). A user who is already signed in goes to `next`
+//! at once, without seeing the form.
 
 use api_types as json;
 use leptos::prelude::*;
@@ -7,9 +8,10 @@ use leptos_router::hooks::use_location;
 use leptos_router::NavigateOptions;
 
 use crate::api::{self, ApiError, ErrorCode};
+use crate::components::states::Loading;
 use crate::hooks::use_safe_navigate;
 use crate::routes::safe_next;
-use crate::session::use_session;
+use crate::session::{use_session, SessionState};
 
 /// What to tell the user when signing in failed.
 fn failure_text(e: &ApiError) -> String {
@@ -41,10 +43,18 @@ pub fn SignIn() -> impl IntoView {
     let username = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
     let sign_in = Action::new_local(|req: &json::LoginRequest| api::create_session(req.clone()));
-    let navigate = use_safe_navigate();
     Effect::new(move |_| {
         if let Some(Ok(me)) = sign_in.value().get() {
             session.signed_in(me);
+        }
+    });
+    // Signed in (just now, or already when the page opened): on to `next`, replacing the
+    // sign-in page in the history so Back does not return to it.
+    let state = Memo::new(move |_| session.state());
+    let signed_in = Memo::new(move |_| matches!(state.get(), SessionState::SignedIn(_)));
+    let navigate = use_safe_navigate();
+    Effect::new(move |_| {
+        if signed_in.get() {
             let opts = NavigateOptions {
                 replace: true,
                 ..Default::default()
@@ -63,7 +73,8 @@ pub fn SignIn() -> impl IntoView {
             password: password.get_untracked(),
         });
     };
-    view! {
+    let form = move || {
+        view! {
         <div class="signin">
             <form class="card signin-card" on:submit=on_submit>
                 <div class="signin-brand">
@@ -93,6 +104,14 @@ pub fn SignIn() -> impl IntoView {
                 </p>
             </form>
         </div>
+        }
+    };
+    // Nothing to fill in while the session check runs or once signed in (leaving).
+    move || match state.get() {
+        SessionState::Checking | SessionState::SignedIn(_) => {
+            view! { <Loading label="Checking your session…" /> }.into_any()
+        }
+        _ => form().into_any(),
     }
 }
 

@@ -1,10 +1,11 @@
 //! One metric chart: [`series`] fetches the M4-reduced series for the canvas' width and
 //! the zoomed range, [`render`] draws it with [`charts::draw_series`](crate::charts::draw_series),
 //! [`pointer`] handles hover (tooltip), drag to zoom and [`overlays`] show the state;
-//! double-click resets the zoom.
+//! double-click resets the zoom. A live run's new points come through [`LiveSeries`].
 
 mod hover;
 mod legend;
+mod live;
 mod overlays;
 mod pointer;
 mod render;
@@ -14,6 +15,8 @@ mod tooltip;
 use api_types as json;
 use leptos::html::Canvas;
 use leptos::prelude::*;
+
+pub use live::LiveSeries;
 
 use legend::Legend;
 use overlays::{Selection, StatusOverlay};
@@ -49,10 +52,13 @@ pub fn ChartPanel(
     /// Refetches the series whenever it changes (a live run's refresh).
     #[prop(optional, into)]
     refresh: Signal<u64>,
+    /// A live run's new points, appended as they arrive.
+    #[prop(default = None)]
+    live: Option<LiveSeries>,
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let width = use_settled_width(canvas_ref);
-    let loaded = use_series(run_id, key.clone(), x_axis, width, zoom, refresh);
+    let loaded = use_series(run_id, key.clone(), x_axis, width, zoom, refresh, live);
     let info = use_chart_drawing(canvas_ref, loaded, width, x_axis, log_y, smoothing);
     let pointer = Pointer::new(loaded, info, log_y, smoothing, on_zoom);
     let tooltip = move || {

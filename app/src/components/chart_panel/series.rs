@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
 use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
+use super::live::LiveSeries;
 use crate::api::{self, ApiError};
 use crate::charts::ChartData;
 
@@ -33,8 +34,13 @@ pub fn use_settled_width(canvas: NodeRef<Canvas>) -> ReadSignal<u32> {
     settled
 }
 
+/// Points appended live beyond this many (times the canvas width) make the chart refetch
+/// its series, reduced again, so drawing stays as cheap as after a fetch.
+const LIVE_POINTS_PER_PIXEL: usize = 2;
+
 /// The series of `key` for the chart's width, x axis and zoom, fetched again whenever
-/// `refresh` changes; `None` while loading (or before the canvas has a width).
+/// `refresh` changes; `None` while loading (or before the canvas has a width). With
+/// `live`, the run's new points are appended as they arrive (see [`LiveSeries`]).
 pub fn use_series(
     run_id: String,
     key: String,
@@ -42,9 +48,30 @@ pub fn use_series(
     width: ReadSignal<u32>,
     zoom: Signal<Option<(f64, f64)>>,
     refresh: Signal<u64>,
+    live: Option<LiveSeries>,
 ) -> Memo<Loaded> {
+    // Points received since the last fetch (raw, so they fit any axis).
+    let appended = RwSignal::new(Vec::<json::SeriesPoint>::new());
+    // Bumped when too many points were appended to keep drawing them raw.
+    let compact = RwSignal::new(0u64);
+    if let Some(live) = live {
+        live.subscribe(run_id.clone(), key.clone(), move |points| {
+            let limit = (width.get_untracked() as usize).max(500) * LIVE_POINTS_PER_PIXEL;
+            let grown = appended.try_update(|a| {
+                a.extend_from_slice(points);
+                a.len()
+            });
+            if grown.is_some_and(|n| n > limit) {
+                compact.try_update(|c| *c += 1);
+            }
+        });
+    }
     let series = LocalResource::new(move || {
         refresh.track();
+        compact.track();
+        if let Some(live) = live {
+            live.refetch.track();
+        }
         let (run_id, zoom) = (run_id.clone(), zoom.get());
         let width = width.get();
         let q = json::SeriesQuery {
@@ -65,5 +92,22 @@ pub fn use_series(
             )
         }
     });
-    Memo::new(move |_| series.with(|s| s.clone().flatten()))
+    // A fresh fetch holds every point written before it: keep only the later ones.
+    Effect::new(move |_| {
+        series.with(|s| {
+            if let Some(Some(Ok(d))) = s {
+                appended.update(|a| a.retain(|p| d.is_new(p)));
+            }
+        })
+    });
+    Memo::new(move |_| {
+        let base = series.with(|s| s.clone().flatten());
+        match base {
+            Some(Ok(mut d)) => {
+                appended.with(|a| d.append(a, zoom.get()));
+                Some(Ok(d))
+            }
+            other => other,
+        }
+    })
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::hover::Hover;
 use super::series::Loaded;
-use crate::charts::DrawInfo;
+use crate::charts::{scale, DrawInfo};
 use crate::format;
 
 /// Tooltip for `h`, kept inside the chart's plot area.
@@ -36,7 +36,7 @@ pub fn tooltip_view(
             {h.smoothed.map(|s| view! { <div class="tt-row"><span>"smoothed"</span><span class="mono">{format::value(s)}</span></div> })}
             <div class="tt-row"><span>"step"</span><span class="mono">{h.step}</span></div>
             <div class="tt-row"><span>"time"</span><span class="mono">{format::datetime(h.timestamp)}</span></div>
-            <div class="tt-row"><span>"relative"</span><span class="mono">{format::duration(h.timestamp - start)}</span></div>
+            <div class="tt-row"><span>"relative"</span><span class="mono">{scale::duration_at((h.timestamp - start) as f64, 0)}</span></div>
         </div>
     }
 }

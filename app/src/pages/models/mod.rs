@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::components::search_box::SearchBox;
+use crate::components::search_box::{write_search, SearchBox};
 use crate::components::states::{EmptyState, ErrorView, Loading};
 use crate::format;
 use crate::hooks::use_query_state;
@@ -106,7 +106,7 @@ pub fn Models() -> impl IntoView {
     let qs = use_query_state();
     let q = Memo::new(move |_| qs.get("q").unwrap_or_default());
     let list = LocalResource::new(move || api::list_registered_models(q.get(), None));
-    let on_search = Callback::new(move |v: String| qs.set("q", (!v.is_empty()).then_some(v)));
+    let on_search = Callback::new(move |v: String| write_search(qs, "q", v, |_| {}));
     let body = move || {
         Suspend::new(async move {
             match list.await {

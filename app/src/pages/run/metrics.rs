@@ -1,5 +1,5 @@
 //! The run's Metrics tab: one chart per metric key (`system/*` keys are in the System
-//! metrics tab),
+//! metrics tab), live while the run runs,
 //! with shared controls kept in the URL: `?x=step|wall|relative&log=1&smooth=0.6` and
 //! `zoom=<key>:<min>:<max>` (repeatable, one per zoomed chart).
 
@@ -11,6 +11,8 @@ use crate::components::chart_panel::ChartPanel;
 use crate::components::states::EmptyState;
 use crate::hooks::{use_query_state, QueryState};
 use crate::routes::RunTab;
+
+use super::live::use_run_live;
 
 /// The smoothing slider must rest this long (ms) before its value goes into the URL.
 const SLIDER_REST_MS: f64 = 200.0;
@@ -72,9 +74,10 @@ fn Controls(
     smoothing: RwSignal<f64>,
 ) -> impl IntoView {
     // Dragging the slider fires an input event per step; writing each to the URL would
-    // redraw through the router and spend the browser's history-write budget.
+    // redraw through the router and spend the browser's history-write budget. A continuous
+    // value: it replaces the history entry (Back does not step through slider positions).
     let write_smoothing = use_debounce_fn_with_arg(
-        move |v: f64| qs.set("smooth", (v > 0.0).then(|| format!("{v:.2}"))),
+        move |v: f64| qs.update_replace(|q| q.set("smooth", (v > 0.0).then(|| format!("{v:.2}")))),
         SLIDER_REST_MS,
     );
     let axis_button = move |label: &'static str, a: json::XAxis| {
@@ -116,12 +119,13 @@ fn Controls(
     }
 }
 
-/// The Metrics tab.
+/// The Metrics tab. While the run is live (see [`super::live`]), each chart appends its
+/// key's new points and a newly logged key gets its chart.
 #[component]
 pub fn MetricsTab(
     /// Run id.
     run_id: String,
-    /// The run's metric keys, sorted.
+    /// The run's metric keys, sorted (as loaded; the live keys when the page is live).
     keys: Vec<String>,
 ) -> impl IntoView {
     let qs = use_query_state();
@@ -136,42 +140,66 @@ pub fn MetricsTab(
     });
     let smoothing = RwSignal::new(smoothing_in_url.get_untracked());
     Effect::new(move |_| smoothing.set(smoothing_in_url.get()));
-    if keys.is_empty() {
-        return view! { <EmptyState title="No metrics logged" hint="Metrics logged with mlflow.log_metric() appear here as charts." /> }.into_any();
-    }
-    let (system, user): (Vec<String>, Vec<String>) =
-        keys.into_iter().partition(|k| k.starts_with("system/"));
-    let charts = move |keys: Vec<String>| {
-        let run_id = run_id.clone();
-        keys.into_iter().map(move |key| {
-            let k = key.clone();
-            let zoom = Signal::derive(move || {
-                qs.get_all("zoom").iter().filter_map(|z| parse_zoom(z)).find(|(zk, ..)| *zk == k).map(|(_, lo, hi)| (lo, hi))
-            });
-            let k = key.clone();
-            let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
-            view! { <ChartPanel run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom /> }
-        }).collect_view()
+    let live = use_run_live();
+    let keys: Signal<Vec<String>> = match live {
+        Some(l) => l.keys.into(),
+        None => Signal::stored(keys),
     };
-    let system_note = (!system.is_empty()).then(|| {
-        let text = format!(
-            "{} system metrics (CPU, memory, GPUs…) are in the System metrics tab.",
-            system.len()
-        );
-        view! {
-            <p class="muted small">{text}" "
-                <button class="link-button" type="button" on:click=move |_| qs.set("tab", RunTab::System.query_value().map(str::to_owned))>
-                    "Show them"
-                </button>
-            </p>
-        }
+    let user = Memo::new(move |_| {
+        keys.with(|k| {
+            k.iter()
+                .filter(|k| !k.starts_with("system/"))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
     });
-    view! {
-        <Controls qs=qs x_axis=x_axis log_y=log_y smoothing=smoothing />
-        {system_note}
-        {(!user.is_empty()).then(|| view! { <div class="chart-grid">{charts(user)}</div> })}
+    let system_count =
+        Memo::new(move |_| keys.with(|k| k.iter().filter(|k| k.starts_with("system/")).count()));
+    let chart = move |key: String| {
+        let k = key.clone();
+        let zoom = Signal::derive(move || {
+            qs.get_all("zoom")
+                .iter()
+                .filter_map(|z| parse_zoom(z))
+                .find(|(zk, ..)| *zk == k)
+                .map(|(_, lo, hi)| (lo, hi))
+        });
+        let k = key.clone();
+        let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
+        let series = live.map(|l| l.series);
+        view! { <ChartPanel run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom live=series /> }
+    };
+    let system_note = move || {
+        let n = system_count.get();
+        (n > 0).then(|| {
+            let text = format!("{n} system metrics (CPU, memory, GPUs…) are in the System metrics tab.");
+            view! {
+                <p class="muted small">{text}" "
+                    <button class="link-button" type="button" on:click=move |_| qs.set("tab", RunTab::System.query_value().map(str::to_owned))>
+                        "Show them"
+                    </button>
+                </p>
+            }
+        })
+    };
+    // A memo, so a new key does not redraw the tab (only its chart is added).
+    let has_keys = Memo::new(move |_| !keys.with(Vec::is_empty));
+    move || {
+        if !has_keys.get() {
+            return view! { <EmptyState title="No metrics logged" hint="Metrics logged with mlflow.log_metric() appear here as charts." /> }.into_any();
+        }
+        let chart = chart.clone();
+        view! {
+            <Controls qs=qs x_axis=x_axis log_y=log_y smoothing=smoothing />
+            {system_note}
+            <Show when=move || !user.with(Vec::is_empty)>
+                <div class="chart-grid">
+                    <For each=move || user.get() key=|k| k.clone() children=chart.clone() />
+                </div>
+            </Show>
+        }
+        .into_any()
     }
-    .into_any()
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ pub mod artifacts;
 mod gpus;
 pub mod io;
 mod job_header;
+mod live;
 mod logs;
+pub mod manage;
 mod metrics;
 pub mod overview;
 mod system;
@@ -20,13 +22,16 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api;
 use crate::components::states::{NotFoundView, ResourceTexts, ResourceView};
-use crate::components::status_badge::StatusBadge;
 use crate::hooks::{scroll_into_view, use_query_state};
 use crate::routes::{AppRoute, RunTab, UnknownTab};
 use artifacts::ArtifactsTab;
 use gpus::{run_nodes, GpuSidePanel};
 use job_header::JobHeader;
+use live::{provide_run_live, RunLiveStatus};
 use logs::LogsTab;
+use manage::lifecycle::{DeleteRunButton, DeletedBanner};
+use manage::title::EditableTitle;
+use manage::RunEdit;
 use metrics::MetricsTab;
 use overview::Overview;
 use system::SystemTab;
@@ -98,6 +103,8 @@ fn RunView(
     let run_id = run.run_id.clone();
     let status = run.status.clone();
     let overview_run = run.clone();
+    let edit = RunEdit::new(&run);
+    let live = provide_run_live(&run);
     let nodes = run_nodes(&run.tags);
     let has_nodes = !nodes.is_empty();
     let gpus_open = Signal::derive(move || has_nodes && qs.get("gpus").is_some_and(|v| v == "1"));
@@ -123,23 +130,27 @@ fn RunView(
         <div class="page-header">
             <div class="title-block">
                 <div class="title-row">
-                    <h1>{run.run_name.clone()}</h1>
-                    <StatusBadge status=run.status.clone() />
+                    <EditableTitle name=edit.name can_edit=edit.can_edit noun="run" save=edit.rename_action() />
+                    <RunLiveStatus live=live start_time=run.start_time />
                 </div>
                 <p class="subtitle mono">{run.run_id.clone()}</p>
             </div>
-            {has_nodes.then(|| view! {
-                <button class="button" type="button" aria-pressed=move || gpus_open.get().to_string()
-                    class:selected=move || gpus_open.get() on:click=toggle_gpus>"GPUs"</button>
-            })}
+            <div class="header-actions">
+                <DeleteRunButton edit=edit />
+                {has_nodes.then(|| view! {
+                    <button class="button" type="button" aria-pressed=move || gpus_open.get().to_string()
+                        class:selected=move || gpus_open.get() on:click=toggle_gpus>"GPUs"</button>
+                })}
+            </div>
         </div>
+        <DeletedBanner edit=edit />
         {header}
         <div class="run-layout" class:with-side=move || gpus_open.get()>
             <div class="run-main">
                 <div class="tabs" role="tablist">{tabs}</div>
                 <div role="tabpanel">
                     {move || match tab.get() {
-                        Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() /> }.into_any(),
+                        Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() edit=edit /> }.into_any(),
                         Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::System) => view! { <SystemTab run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::Logs) => view! { <LogsTab run_id=run_id.clone() job=job /> }.into_any(),

@@ -5,7 +5,7 @@ use api_types::logs::{LevelMode, LogLevel};
 use leptos::prelude::*;
 
 use super::filters::{input_value, parse_input, LogFilters, KEYS};
-use crate::components::search_box::SearchBox;
+use crate::components::search_box::{write_search, SearchBox};
 use crate::format::local_offset_min;
 use crate::hooks::QueryState;
 
@@ -117,8 +117,14 @@ pub fn FilterBar(
     nodes: Signal<Vec<String>>,
 ) -> impl IntoView {
     let q = Signal::derive(move || filters.with(|f| f.q.clone().unwrap_or_default()));
-    let on_search =
-        Callback::new(move |v: String| qs.set("q", Some(v).filter(|v| !v.trim().is_empty())));
+    let on_search = Callback::new(move |v: String| {
+        let v = if v.trim().is_empty() {
+            String::new()
+        } else {
+            v
+        };
+        write_search(qs, "q", v, |_| {})
+    });
     let filtered = move || filters.with(|f| f.is_filtered() || f.at.is_some());
     view! {
         <div class="log-filters card">
