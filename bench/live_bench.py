@@ -3,7 +3,8 @@
 experiment page's live stream, and what open live pages cost the server.
 
 Usage: .venv/bin/python bench/live_bench.py [--samples 200] [--streams 50] [--seconds 20]
-       [--rate 10] [--points 1000] [--binary target/release/runlens] [--no-build] [--no-write]
+       [--rate 10] [--points 1000] [--pixel-samples 100] [--binary target/release/runlens]
+       [--dist dist] [--only-pixel] [--no-build] [--no-write]
 
 Against one local `runlens serve` (release build), over HTTP:
 
@@ -13,6 +14,10 @@ Against one local `runlens serve` (release build), over HTTP:
   taken; `--samples` points 300 ms apart (an idle page: each write is sent at once) and as
   many 50 ms apart (a busy run: writes inside the stream's 250 ms merge window wait for it).
   p50 / p99 / max.
+- **to the pixel**: the same, but until the page has painted the point: a headless Chromium
+  (`bench/live_pixel.mjs`) holds the chart view (`/experiments/{id}?view=charts&sel=<run>`)
+  and, separately, the run page's Metrics tab, and takes the wall clock at the animation
+  frame after the chart redrew with the new point; `--pixel-samples` points 300 ms apart.
 - **server CPU**: a writer posts `runs/log-batch` (`--points`, 1,000 by default: 10 keys ×
   100 steps) `--rate` (10) times a second to a run of the experiment; the server's CPU
   (utime + stime of `/proc/<pid>/stat`) over `--seconds` windows: no stream, `--streams`
@@ -156,6 +161,44 @@ def measure_latency(server, client, exp_id: str, run_id: str, samples: int, gap:
             "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "max": max(lat), "mean": statistics.mean(lat)}
 
 
+def measure_pixel(server, client, exp_id: str, page: str, samples: int, gap: float) -> dict:
+    """`log_metric` → the chart on `page` (`charts` or `run`) painted with the point."""
+    run_id = client.create_run(exp_id).info.run_id
+    client.log_metric(run_id, "pixel", 0.0, step=0)
+    url = (f"{server.url}/experiments/{exp_id}?view=charts&sel={run_id}" if page == "charts"
+           else f"{server.url}/runs/{run_id}?tab=metrics")
+    env = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": server.admin_password}
+    node = subprocess.Popen(["node", str(ROOT / "bench" / "live_pixel.mjs"), url, "pixel"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ready = node.stdout.readline().split()
+        assert ready and ready[0] == "ready", f"live_pixel.mjs: {ready}"
+        first = int(ready[1])
+        time.sleep(1.0)
+        sent = []
+        for i in range(1, samples + 1):
+            t0 = time.time() * 1000
+            client.log_metric(run_id, "pixel", float(i % 7), step=i)
+            sent.append(t0)
+            time.sleep(max(0.0, gap - (time.time() * 1000 - t0) / 1000))
+        time.sleep(2.0)
+        node.stdin.write("done\n")
+        node.stdin.flush()
+        seen = json.loads(node.stdout.readline())
+    finally:
+        node.stdin.close()
+        node.wait(timeout=60)
+    lat, missed = [], 0
+    for i, t0 in enumerate(sent, start=1):
+        rec = next((r for r in seen if r["points"] >= first + i and r["t"]), None)
+        if rec is None:
+            missed += 1
+        else:
+            lat.append(rec["t"] - t0)
+    return {"page": page, "samples": len(lat), "missed": missed, "gap_ms": gap * 1000, "redraws": len(seen),
+            "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "max": max(lat), "mean": statistics.mean(lat)}
+
+
 class Writer(threading.Thread):
     """`runs/log-batch` of `points` points (10 keys), `rate` times a second, until stopped."""
 
@@ -240,6 +283,18 @@ def measure_cpu(server, exp_id: str, run_id: str, streams: int, seconds: float, 
     return out
 
 
+def pixel_rows(r: dict) -> list[str]:
+    """The `log_metric` → painted rows, where measured."""
+    rows = []
+    for key, what in (("pixel_charts", "the chart view"), ("pixel_run", "the run page's Metrics tab")):
+        if key in r:
+            p = r[key]
+            rows.append(f"| `MlflowClient.log_metric` → the point painted in {what} (headless Chromium), "
+                        f"{p['samples']} points {p['gap_ms']:.0f} ms apart | p50 **{p['p50']:.0f} ms**, "
+                        f"p99 **{p['p99']:.0f} ms**, max {p['max']:.0f} ms ({p['missed']} missed) |")
+    return rows
+
+
 def render(r: dict) -> str:
     idle, busy, cpu = r["latency_idle"], r["latency_busy"], r["cpu"]
     none = statistics.mean(cpu["cpu_none"])
@@ -267,6 +322,7 @@ def render(r: dict) -> str:
         f"| the same, {busy['samples']} points {busy['gap_ms']:.0f} ms apart (a busy run: merged into "
         f"{busy['updates']} updates, at most one per 250 ms) | p50 **{busy['p50']:.0f} ms**, "
         f"p99 **{busy['p99']:.0f} ms**, max {busy['max']:.0f} ms ({busy['missed']} missed) |",
+        *pixel_rows(r),
         f"| server CPU, a writer logging {cpu['batches_per_s']:.1f} batches/s of {cpu['points_per_batch']:,} points "
         f"to one run, no live stream | {none:.1f} % of a core (3 windows: {spread} %); RSS {cpu['rss_none']:.0f} MiB |",
         streams_row("table", "Runs-table pages (newest values and run changes of every run)"),
@@ -280,7 +336,11 @@ def render(r: dict) -> str:
         "logs). CPU is utime + stime of the server process from `/proc/<pid>/stat` over each "
         f"{cpu['seconds']:.0f}-s window, in the order none, table streams, none, chart streams, none (so a "
         "drift shows); the streams are curl processes on the same cores. Writers build live events only "
-        "while a stream is open, so a server nobody watches pays nothing.",
+        "while a stream is open, so a server nobody watches pays nothing. To the pixel: the browser's "
+        "clock (`Date.now()`, the same clock on this host) at the animation frame after the chart's "
+        "canvas was redrawn with the point (`bench/live_pixel.mjs`, a MutationObserver on the canvas' "
+        "`data-points`), minus the clock before `log_metric`; the browser, the server and the client "
+        "share the 2 cores.",
         "",
     ]
     return "\n".join(lines)
@@ -304,6 +364,10 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--rate", type=float, default=10, help="log-batch calls per second of the writer")
     p.add_argument("--points", type=int, default=1000, help="points per log-batch call (10 keys)")
+    p.add_argument("--pixel-samples", type=int, default=100)
+    p.add_argument("--only-pixel", action="store_true",
+                   help="measure only the latency to the pixel; keep the other figures from the last run")
+    p.add_argument("--dist", type=Path, default=ROOT / "dist", help="the app (trunk build) the pages load")
     p.add_argument("--binary", type=Path, default=RUNLENS)
     p.add_argument("--no-build", action="store_true")
     p.add_argument("--no-write", action="store_true")
@@ -316,21 +380,29 @@ def main() -> None:
         # A private copy: another build may replace the binary while this runs.
         binary = work / "runlens"
         shutil.copy2(args.binary, binary)
-        with runlens(binary, work, ROOT / "dist") as server:
+        with runlens(binary, work, args.dist.resolve()) as server:
             os.environ["MLFLOW_TRACKING_TOKEN"] = server.token
             import mlflow  # noqa: PLC0415 (after the token is in the environment)
 
             client = mlflow.MlflowClient(tracking_uri=server.url)
             exp_id = client.create_experiment("live-bench")
             run_id = client.create_run(exp_id).info.run_id
-            r["latency_idle"] = measure_latency(server, client, exp_id, run_id, args.samples, 0.3, 0)
-            print(f"[live] idle {r['latency_idle']}", flush=True)
-            r["latency_busy"] = measure_latency(server, client, exp_id, run_id, args.samples, 0.05, 1_000_000)
-            print(f"[live] busy {r['latency_busy']}", flush=True)
-            busy = client.create_run(exp_id).info.run_id
-            r["cpu"] = measure_cpu(server, exp_id, busy, args.streams, args.seconds, args.rate,
-                                   args.points, work)
-            print(f"[live] cpu {r['cpu']}", flush=True)
+            if args.only_pixel:
+                r = {k: v for k, v in json.loads(RESULTS.read_text()).items() if not k.startswith("pixel_")}
+            else:
+                r["latency_idle"] = measure_latency(server, client, exp_id, run_id, args.samples, 0.3, 0)
+                print(f"[live] idle {r['latency_idle']}", flush=True)
+                r["latency_busy"] = measure_latency(server, client, exp_id, run_id, args.samples, 0.05,
+                                                    1_000_000)
+                print(f"[live] busy {r['latency_busy']}", flush=True)
+            for page in ("charts", "run"):
+                r[f"pixel_{page}"] = measure_pixel(server, client, exp_id, page, args.pixel_samples, 0.3)
+                print(f"[live] pixel {r[f'pixel_{page}']}", flush=True)
+            if not args.only_pixel:
+                busy = client.create_run(exp_id).info.run_id
+                r["cpu"] = measure_cpu(server, exp_id, busy, args.streams, args.seconds, args.rate,
+                                       args.points, work)
+                print(f"[live] cpu {r['cpu']}", flush=True)
     RESULTS.write_text(json.dumps(r, indent=1))
     text = render(r)
     print(text)
