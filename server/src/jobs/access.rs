@@ -84,7 +84,7 @@ pub fn managers(conn: &Connection, job_id: i64) -> Result<Vec<Principal>, Error>
          UNION ALL
          SELECT 1, 'user', u.username FROM job_grants g
            JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
-          WHERE g.job_id = ?1 AND g.level = 3 AND u.disabled = 0 AND u.user_id IS NOT ?2
+          WHERE g.job_id = ?1 AND g.level = 3 AND u.disabled = 0 AND u.user_id IS DISTINCT FROM ?2
          UNION ALL
          SELECT 2, 'group', gr.name FROM job_grants g
            JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id

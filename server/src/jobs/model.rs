@@ -51,9 +51,13 @@ pub fn get_or_create_job(
         .query_row([name], |r| r.get(0))
         .optional()?;
     let Some(job_id) = existing else {
-        conn.prepare_cached("INSERT INTO jobs (name, owner_user_id, created) VALUES (?1, ?2, ?3)")?
-            .execute(params![name, caller.user_id, now_ms()])?;
-        let job = get_job(conn, caller, conn.last_insert_rowid())?;
+        let job_id: i64 = conn
+            .prepare_cached(
+                "INSERT INTO jobs (name, owner_user_id, created) VALUES (?1, ?2, ?3) \
+                 RETURNING job_id",
+            )?
+            .query_row(params![name, caller.user_id, now_ms()], |r| r.get(0))?;
+        let job = get_job(conn, caller, job_id)?;
         return Ok(GetOrCreated { job, created: true });
     };
     match job_level(conn, caller, job_id)? {

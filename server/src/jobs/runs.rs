@@ -78,18 +78,21 @@ pub fn create_job_run(conn: &Connection, caller: &Caller, new: &NewJobRun) -> Re
             new.experiment_id
         )));
     }
-    conn.prepare_cached(
-        "INSERT INTO job_runs (job_id, experiment_id, status, max_retries, created_by, created)
-         VALUES (?1, ?2, 'QUEUED', ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        new.job_id,
-        new.experiment_id,
-        new.max_retries,
-        caller.username,
-        now_ms()
-    ])?;
-    let id = conn.last_insert_rowid();
+    let id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO job_runs (job_id, experiment_id, status, max_retries, created_by, created)
+             VALUES (?1, ?2, 'QUEUED', ?3, ?4, ?5) RETURNING job_run_id",
+        )?
+        .query_row(
+            params![
+                new.job_id,
+                new.experiment_id,
+                new.max_retries,
+                caller.username,
+                now_ms()
+            ],
+            |r| r.get(0),
+        )?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO job_run_nodes (job_run_id, position, node) VALUES (?1, ?2, ?3)",
     )?;

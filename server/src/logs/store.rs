@@ -327,7 +327,7 @@ pub struct Purged {
 pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let (chunks, lines): (i64, i64) = tx.query_row(
-        "SELECT count(*), coalesce(sum(last_seq - first_seq + 1), 0)
+        "SELECT count(*), CAST(coalesce(sum(last_seq - first_seq + 1), 0) AS BIGINT)
          FROM log_chunks WHERE max_ts < ?1",
         [cut_ms],
         |r| Ok((r.get(0)?, r.get(1)?)),
@@ -431,7 +431,7 @@ pub fn chunk_metas(
     };
     let text = format!(
         "SELECT id, node, min_ts, max_ts, grams FROM log_chunks
-         WHERE job_run_id = ?1 AND id <= ?2 AND (?3 IS NULL OR node = ?3)
+         WHERE job_run_id = ?1 AND id <= ?2 AND (CAST(?3 AS TEXT) IS NULL OR node = ?3)
            AND (level_mask & ?4) != 0 AND max_ts >= ?5 AND min_ts <= ?6 AND {keyset}
          ORDER BY {order_by} LIMIT ?9"
     );

@@ -66,8 +66,8 @@ pub fn log_inputs(
     for input in datasets {
         let ds = &input.dataset;
         conn.prepare_cached(
-            "INSERT OR IGNORE INTO datasets (experiment_id, name, digest, source_type, source, \
-             schema, profile) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO datasets (experiment_id, name, digest, source_type, source, \
+             schema, profile) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
         )?
         .execute(params![
             experiment_id,
@@ -93,11 +93,15 @@ pub fn log_inputs(
         if known.is_some() {
             continue;
         }
-        conn.prepare_cached("INSERT INTO dataset_inputs (run_uuid, dataset_id) VALUES (?1, ?2)")?
-            .execute(params![run_id, dataset_id])?;
-        let input_id = conn.last_insert_rowid();
+        let input_id: i64 = conn
+            .prepare_cached(
+                "INSERT INTO dataset_inputs (run_uuid, dataset_id) VALUES (?1, ?2) \
+                 RETURNING input_id",
+            )?
+            .query_row(params![run_id, dataset_id], |r| r.get(0))?;
         let mut stmt = conn.prepare_cached(
-            "INSERT OR REPLACE INTO input_tags (input_id, key, value) VALUES (?1, ?2, ?3)",
+            "INSERT INTO input_tags (input_id, key, value) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (input_id, key) DO UPDATE SET value = excluded.value",
         )?;
         for (k, v) in &input.tags {
             stmt.execute(params![input_id, k, v])?;
@@ -125,8 +129,8 @@ fn link_model(
     step: i64,
 ) -> Result<(), Error> {
     conn.prepare_cached(
-        "INSERT OR IGNORE INTO run_models (run_uuid, direction, model_id, step) \
-         VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO run_models (run_uuid, direction, model_id, step) \
+         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
     )?
     .execute(params![run_id, direction, model_id, step])?;
     Ok(())

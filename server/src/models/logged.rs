@@ -431,9 +431,10 @@ pub struct MetricLink {
 /// ignored, identical points de-duplicated.
 pub fn log_metrics(conn: &Connection, run_id: &str, links: &[MetricLink]) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO logged_model_metrics (model_id, key, timestamp, step, \
+        "INSERT INTO logged_model_metrics (model_id, key, timestamp, step, \
          run_uuid, is_nan, value, dataset_name, dataset_digest) \
-         SELECT model_id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM logged_models WHERE model_id = ?1",
+         SELECT model_id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM logged_models WHERE model_id = ?1 \
+         ON CONFLICT DO NOTHING",
     )?;
     for m in links {
         let (is_nan, value) = to_stored(m.point.value);

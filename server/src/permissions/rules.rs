@@ -58,7 +58,7 @@ pub fn explicit(conn: &Connection, caller: &Caller, id: i64) -> Result<Explicit,
     let groups = serde_json::to_string(&caller.group_ids)
         .map_err(|e| Error::Internal(format!("encoding group ids: {e}")))?;
     let sql = format!(
-        "SELECT max(level), max(principal_kind = 'user' AND level = 0)
+        "SELECT max(level), max(CASE WHEN principal_kind = 'user' AND level = 0 THEN 1 ELSE 0 END)
            FROM experiment_grants
           WHERE experiment_id = ?1
             AND ((principal_kind = 'user' AND principal_id = ?2)

@@ -47,12 +47,12 @@ pub fn create(
         return Err(already_exists(name));
     }
     let now = now_ms();
-    conn.prepare_cached(
-        "INSERT INTO registered_models (name, description, creator, creation_time, \
-         last_updated_time) VALUES (?1, ?2, ?3, ?4, ?4)",
-    )?
-    .execute(params![name, description, creator, now])?;
-    let id = conn.last_insert_rowid();
+    let id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO registered_models (name, description, creator, creation_time, \
+             last_updated_time) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING registered_model_id",
+        )?
+        .query_row(params![name, description, creator, now], |r| r.get(0))?;
     for (k, v) in tags {
         set_tag_of(conn, id, k, v)?;
     }
