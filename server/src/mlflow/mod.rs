@@ -189,13 +189,14 @@ fn max_results(f: &Fields, default: usize, max: usize) -> Result<usize, Error> {
     }
 }
 
-/// Runs `f` in one write transaction on the blocking pool.
+/// Runs `f` as one write on the blocking pool: writes are served in arrival order and
+/// committed in groups ([`crate::store::group_write`]); the answer comes after the commit.
 async fn write<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where
     T: Send + 'static,
     F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
 {
-    s.store.call(move |c| tracking::write(c, f)).await
+    s.store.call_write(f).await
 }
 
 /// Runs `f` in one read transaction on the blocking pool.

@@ -4,12 +4,14 @@
 //! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s, the
 //! migrations, and [`sql`], the named SQLite-only fragments that store-side modules use.
 
+pub mod group_write;
 pub mod meta;
 mod migrate;
 #[cfg(test)]
 mod tests;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use r2d2::HandleError;
 use r2d2_sqlite::SqliteConnectionManager;
@@ -17,6 +19,8 @@ use rusqlite::Connection;
 
 pub use crate::sqlite::{sql, Conn};
 pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
+
+use group_write::GroupWriter;
 
 use crate::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
 
@@ -31,6 +35,9 @@ pub struct Store {
     pool: r2d2::Pool<SqliteConnectionManager>,
     /// The job runs' log lines, in their own database file beside this one.
     logs: crate::logs::LogStore,
+    /// The queue of [`Store::call_write`]'s writes: first come, first served, committed
+    /// in groups.
+    writes: Arc<GroupWriter>,
 }
 
 /// The logs database beside the database file `path`: `logs.db` for `runlens.db`,
@@ -96,7 +103,11 @@ impl Store {
             }
         );
         let logs = crate::logs::LogStore::open_with(&logs_path(path), log_errors)?;
-        Ok(Store { pool, logs })
+        Ok(Store {
+            pool,
+            logs,
+            writes: Arc::default(),
+        })
     }
 
     /// The log store (`logs.db` beside `runlens.db`).
@@ -114,6 +125,30 @@ impl Store {
             .get()
             .map_err(|e| Error::Internal(format!("database pool: {e}")))?;
         f(&mut conn)
+    }
+
+    /// Runs the write `f` in a transaction on tokio's blocking pool, after the writes of
+    /// this process that came before it and committed together with those queued beside
+    /// it (see [`group_write`]); answers once its group has committed. `f` failing undoes
+    /// only `f`'s changes.
+    pub async fn call_write<T, F>(&self, f: F) -> Result<T, Error>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let pool = &store.pool;
+            store.writes.write(
+                || {
+                    pool.get()
+                        .map_err(|e| Error::Internal(format!("database pool: {e}")))
+                },
+                f,
+            )
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("store task failed: {e}")))?
     }
 
     /// Runs `f` with a pooled connection on tokio's blocking pool; the way handlers query.
