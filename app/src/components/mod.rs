@@ -1,6 +1,7 @@
 //! Reusable view pieces shared by the pages.
 
 pub mod chart_panel;
+pub mod chart_style;
 pub mod columns_picker;
 pub mod copy_button;
 pub mod gpu_panel;

@@ -18,11 +18,12 @@ use leptos::prelude::*;
 
 pub use live::LiveSeries;
 
+use crate::hooks::use_settled_width;
 use legend::Legend;
 use overlays::{Selection, StatusOverlay};
 use pointer::Pointer;
 use render::use_chart_drawing;
-use series::{use_series, use_settled_width};
+use series::use_series;
 use tooltip::tooltip_view;
 
 /// A chart of one metric of one run.

@@ -1,10 +1,7 @@
 //! The chart's data: the canvas' settled width and the M4-reduced series fetched for it.
 
 use api_types as json;
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
-use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
 use super::live::LiveSeries;
 use crate::api::{self, ApiError};
@@ -12,27 +9,6 @@ use crate::charts::ChartData;
 
 /// The chart's data: `None` while loading.
 pub type Loaded = Option<Result<ChartData, ApiError>>;
-
-/// Resizing must pause this long (ms) before the series is fetched for the new width.
-const RESIZE_PAUSE_MS: f64 = 150.0;
-
-/// The canvas' width in whole CSS pixels (0 until laid out): the first size at once, later
-/// changes once resizing has paused, since each change refetches the series.
-pub fn use_settled_width(canvas: NodeRef<Canvas>) -> ReadSignal<u32> {
-    let UseElementSizeReturn { width, .. } = use_element_size(canvas);
-    let (settled, set_settled) = signal(0u32);
-    let settle = use_debounce_fn_with_arg(move |w: u32| set_settled.set(w), RESIZE_PAUSE_MS);
-    Effect::new(move |_| {
-        let w = width.get().round().clamp(0.0, f64::from(u32::MAX)) as u32;
-        let current = settled.get_untracked();
-        if current == 0 {
-            set_settled.set(w);
-        } else if w != current {
-            settle(w);
-        }
-    });
-    settled
-}
 
 /// Points appended live beyond this many (times the canvas width) make the chart refetch
 /// its series, reduced again, so drawing stays as cheap as after a fetch.

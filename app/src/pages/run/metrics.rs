@@ -5,17 +5,14 @@
 
 use api_types as json;
 use leptos::prelude::*;
-use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
 use crate::components::chart_panel::ChartPanel;
+use crate::components::chart_style::ChartStyleControls;
 use crate::components::states::EmptyState;
 use crate::hooks::{use_query_state, QueryState};
 use crate::routes::RunTab;
 
 use super::live::use_run_live;
-
-/// The smoothing slider must rest this long (ms) before its value goes into the URL.
-const SLIDER_REST_MS: f64 = 200.0;
 
 /// Parses `key:min:max` (the key may itself contain `:`).
 pub fn parse_zoom(s: &str) -> Option<(String, f64, f64)> {
@@ -76,10 +73,6 @@ fn Controls(
     // Dragging the slider fires an input event per step; writing each to the URL would
     // redraw through the router and spend the browser's history-write budget. A continuous
     // value: it replaces the history entry (Back does not step through slider positions).
-    let write_smoothing = use_debounce_fn_with_arg(
-        move |v: f64| qs.update_replace(|q| q.set("smooth", (v > 0.0).then(|| format!("{v:.2}")))),
-        SLIDER_REST_MS,
-    );
     let axis_button = move |label: &'static str, a: json::XAxis| {
         view! {
             <button class="seg" class:selected=move || x_axis.get() == a aria-pressed=move || (x_axis.get() == a).to_string()
@@ -98,22 +91,7 @@ fn Controls(
                     {axis_button("Relative", json::XAxis::Relative)}
                 </div>
             </div>
-            <label class="control check">
-                <input type="checkbox" prop:checked=move || log_y.get()
-                    on:change=move |ev| qs.set("log", event_target_checked(&ev).then(|| "1".to_owned())) />
-                <span>"Log scale"</span>
-            </label>
-            <label class="control slider">
-                <span class="control-label">"Smoothing"</span>
-                <input type="range" min="0" max="0.99" step="0.01" aria-label="Smoothing"
-                    prop:value=move || smoothing.get().to_string()
-                    on:input=move |ev| {
-                        let v = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        smoothing.set(v);
-                        write_smoothing(v);
-                    } />
-                <span class="mono control-value">{move || format!("{:.2}", smoothing.get())}</span>
-            </label>
+            <ChartStyleControls qs=qs log_y=log_y smoothing=smoothing />
             <span class="muted small hint">"Drag on a chart to zoom · double-click to reset"</span>
         </div>
     }

@@ -7,6 +7,7 @@ use leptos_use_fn_debounce_throttle::use_debounce_fn_with_arg;
 
 use super::super::workspace::{GroupBy, Workspace};
 use super::settings::{set_x, ChartSettings, XChoice, SYSTEM_PREFIX};
+use crate::components::chart_style::ChartStyleControls;
 
 /// Typing and sliding must pause this long (ms) before the URL follows.
 const REST_MS: f64 = 250.0;
@@ -35,10 +36,6 @@ pub fn Controls(
     );
     let smoothing = RwSignal::new(settings.with_untracked(|s| s.smoothing));
     Effect::new(move |_| smoothing.set(settings.with(|s| s.smoothing)));
-    let write_smoothing = use_debounce_fn_with_arg(
-        move |v: f64| qs.update_replace(|q| q.set("smooth", (v > 0.0).then(|| format!("{v:.2}")))),
-        REST_MS,
-    );
     let x_value = move || match settings.with(|s| s.x.clone()) {
         XChoice::Axis(json::XAxis::Step) => "step".to_owned(),
         XChoice::Axis(json::XAxis::Wall) => "wall".to_owned(),
@@ -112,22 +109,7 @@ pub fn Controls(
                     <optgroup label="Tags">{tags}</optgroup>
                 </select>
             </label>
-            <label class="control check">
-                <input type="checkbox" prop:checked=move || settings.with(|s| s.log_y)
-                    on:change=move |ev| qs.set("log", event_target_checked(&ev).then(|| "1".to_owned())) />
-                <span>"Log scale"</span>
-            </label>
-            <label class="control slider">
-                <span class="control-label">"Smoothing"</span>
-                <input type="range" min="0" max="0.99" step="0.01" aria-label="Smoothing"
-                    prop:value=move || smoothing.get().to_string()
-                    on:input=move |ev| {
-                        let v = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        smoothing.set(v);
-                        write_smoothing(v);
-                    } />
-                <span class="mono control-value">{move || format!("{:.2}", smoothing.get())}</span>
-            </label>
+            <ChartStyleControls qs=qs log_y=Signal::derive(move || settings.with(|s| s.log_y)) smoothing=smoothing />
             {has_system.then(|| view! {
                 <label class="control check">
                     <input type="checkbox" prop:checked=move || settings.with(|s| s.system)

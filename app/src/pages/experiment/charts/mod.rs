@@ -20,7 +20,6 @@ mod runs;
 mod settings;
 mod tooltip;
 mod visibility;
-mod width;
 
 use std::sync::Arc;
 

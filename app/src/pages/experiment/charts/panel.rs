@@ -13,12 +13,12 @@ use super::data::{append, build_chart, from_batch, LineOptions, PanelChart, RunS
 use super::settings::{zoom_value, XChoice};
 use super::tooltip::Tooltip;
 use super::visibility::use_visible;
-use super::width::use_settled_width;
 use super::ViewCtx;
 use crate::api::{self, ApiError};
 use crate::charts::multi::draw_multi;
 use crate::charts::nearest::{pixel_to_x, x_to_pixel};
 use crate::charts::DrawInfo;
+use crate::hooks::use_settled_width;
 use crate::theme::use_theme;
 
 /// Minimum drag, in CSS pixels, that counts as a zoom.

@@ -1,5 +1,6 @@
 //! A canvas' settled width: its first size at once, later sizes once resizing pauses, since
-//! each change refetches the panel's series (as the run page's charts do).
+//! each change refetches the chart's series (the run page's charts and the experiment's
+//! chart view).
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
