@@ -104,6 +104,7 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
         rt.block_on(server::demo::load_artifacts(&state))
             .map_err(|e| format!("loading demo artifacts: {e:?}"))?;
     }
+    let bus = state.live.clone();
     let app = server::app(state, &statics);
     let limits = Limits {
         header_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
@@ -124,7 +125,10 @@ pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
         ));
         if let Some(store) = demo_store {
             // The demo's running job keeps printing, so its Logs tab follows live.
-            tokio::spawn(server::demo::live_lines(store));
+            tokio::spawn(server::demo::live_lines(store.clone()));
+            // A run of the shared detection experiment keeps training, so its table row,
+            // the chart view and its run page move on their own.
+            tokio::spawn(server::demo::live_runs(store, bus));
         }
         let shutdown = async move {
             shutdown_signal().await;
