@@ -97,14 +97,11 @@ const SQLITE_LIMIT_MESSAGES: [&str; 7] = [
     "LIKE or GLOB pattern too complex",
 ];
 
-impl From<rusqlite::Error> for Error {
+impl From<crate::db::DbError> for Error {
     /// Never carries the statement's text (it can be long, and the log is no place for
-    /// what a request put into it): the SQLite error and its message, shortened.
-    fn from(e: rusqlite::Error) -> Self {
-        let text = match &e {
-            rusqlite::Error::SqlInputError { error, msg, .. } => format!("{error}: {msg}"),
-            other => other.to_string(),
-        };
+    /// what a request put into it): the database's error and its message, shortened.
+    fn from(e: crate::db::DbError) -> Self {
+        let text = e.message();
         if SQLITE_LIMIT_MESSAGES.iter().any(|m| text.contains(m)) {
             return Error::InvalidParameter(
                 "The request is too large or complex for one query: narrow the filter, \

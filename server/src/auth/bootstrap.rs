@@ -1,6 +1,6 @@
 //! First start: make sure an administrator exists.
 
-use rusqlite::TransactionBehavior;
+use crate::db::Behavior;
 
 use super::secret::random_alphanumeric;
 use super::users;
@@ -30,7 +30,7 @@ pub fn ensure_admin(store: &Store, given: Option<&str>) -> Result<Bootstrap, Err
         // new data dir wait for each other (busy timeout) instead of failing the upgrade
         // from a read to a write with "database is locked"; the check is inside, so only
         // the first of them creates the account.
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = conn.transaction(Behavior::Immediate)?;
         if users::admin_exists(&tx)? {
             return Ok(Bootstrap::AdminExists);
         }

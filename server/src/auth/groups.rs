@@ -1,6 +1,6 @@
 //! Groups and their members.
 
-use rusqlite::{Connection, OptionalExtension};
+use crate::db::{Conn, OptionalExtension};
 
 use super::users::find_user_id;
 use crate::Error;
@@ -27,7 +27,7 @@ fn validate_group_name(name: &str) -> Result<(), Error> {
 }
 
 /// Creates a group; `AlreadyExists` if the name is taken.
-pub fn create_group(conn: &Connection, name: &str) -> Result<i64, Error> {
+pub fn create_group(conn: &Conn, name: &str) -> Result<i64, Error> {
     validate_group_name(name)?;
     if find_group_id(conn, name)?.is_some() {
         return Err(Error::AlreadyExists(format!(
@@ -36,13 +36,13 @@ pub fn create_group(conn: &Connection, name: &str) -> Result<i64, Error> {
     }
     Ok(conn.query_row(
         "INSERT INTO groups (name, created) VALUES (?1, ?2) RETURNING group_id",
-        rusqlite::params![name, crate::util::now_ms()],
+        crate::db::params![name, crate::util::now_ms()],
         |r| r.get(0),
     )?)
 }
 
 /// The id of the group `name`, if it exists.
-pub fn find_group_id(conn: &Connection, name: &str) -> Result<Option<i64>, Error> {
+pub fn find_group_id(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .query_row("SELECT group_id FROM groups WHERE name = ?1", [name], |r| {
             r.get(0)
@@ -50,7 +50,7 @@ pub fn find_group_id(conn: &Connection, name: &str) -> Result<Option<i64>, Error
         .optional()?)
 }
 
-fn ids(conn: &Connection, group: &str, username: &str) -> Result<(i64, i64), Error> {
+fn ids(conn: &Conn, group: &str, username: &str) -> Result<(i64, i64), Error> {
     let gid = find_group_id(conn, group)?
         .ok_or_else(|| Error::NotFound(format!("Group '{group}' does not exist.")))?;
     let uid = find_user_id(conn, username)?
@@ -59,7 +59,7 @@ fn ids(conn: &Connection, group: &str, username: &str) -> Result<(i64, i64), Err
 }
 
 /// Adds `username` to `group` (no-op if already a member).
-pub fn add_member(conn: &Connection, group: &str, username: &str) -> Result<(), Error> {
+pub fn add_member(conn: &Conn, group: &str, username: &str) -> Result<(), Error> {
     let (gid, uid) = ids(conn, group, username)?;
     conn.execute(
         "INSERT INTO group_members (group_id, user_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
@@ -69,7 +69,7 @@ pub fn add_member(conn: &Connection, group: &str, username: &str) -> Result<(), 
 }
 
 /// Removes `username` from `group` (`NotFound` if they were not a member).
-pub fn remove_member(conn: &Connection, group: &str, username: &str) -> Result<(), Error> {
+pub fn remove_member(conn: &Conn, group: &str, username: &str) -> Result<(), Error> {
     let (gid, uid) = ids(conn, group, username)?;
     let n = conn.execute(
         "DELETE FROM group_members WHERE group_id = ?1 AND user_id = ?2",
@@ -84,7 +84,7 @@ pub fn remove_member(conn: &Connection, group: &str, username: &str) -> Result<(
 }
 
 /// Every group with its members, by name.
-pub fn list_groups(conn: &Connection) -> Result<Vec<Group>, Error> {
+pub fn list_groups(conn: &Conn) -> Result<Vec<Group>, Error> {
     let mut stmt = conn.prepare(
         "SELECT g.group_id, g.name, u.username FROM groups g
          LEFT JOIN group_members m ON m.group_id = g.group_id
@@ -110,7 +110,7 @@ pub fn list_groups(conn: &Connection) -> Result<Vec<Group>, Error> {
 }
 
 /// `(group_id, name)` of every group `user_id` belongs to, by name.
-pub fn groups_of(conn: &Connection, user_id: i64) -> Result<Vec<(i64, String)>, Error> {
+pub fn groups_of(conn: &Conn, user_id: i64) -> Result<Vec<(i64, String)>, Error> {
     let mut stmt = conn.prepare(
         "SELECT g.group_id, g.name FROM group_members m JOIN groups g ON g.group_id = m.group_id
          WHERE m.user_id = ?1 ORDER BY g.name",

@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use tokio::sync::Semaphore;
 
 use super::credentials::Credential;
@@ -55,7 +55,7 @@ pub async fn resolve(
 }
 
 /// Every credential but a Basic password: token, session, proxy user.
-fn resolve_other(conn: &Connection, cred: Credential, now_ms: i64) -> Result<Resolved, Error> {
+fn resolve_other(conn: &Conn, cred: Credential, now_ms: i64) -> Result<Resolved, Error> {
     match cred {
         Credential::Bearer(token) => by_token(conn, &token, None, AuthMethod::Token, now_ms),
         Credential::Basic { username, secret } => {
@@ -85,7 +85,7 @@ fn plain(caller: Caller) -> Result<Resolved, Error> {
 }
 
 fn by_token(
-    conn: &Connection,
+    conn: &Conn,
     token: &str,
     username: Option<&str>,
     method: AuthMethod,
@@ -172,7 +172,7 @@ pub async fn check_password(
     }
 }
 
-fn by_proxy(conn: &Connection, username: &str) -> Result<Resolved, Error> {
+fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {
     let user_id = match users::find_user_id(conn, username)? {
         Some(id) => id,
         None => users::create_user(conn, username, None, false).map_err(|e| match e {
@@ -184,7 +184,7 @@ fn by_proxy(conn: &Connection, username: &str) -> Result<Resolved, Error> {
 }
 
 /// The caller for `user_id`; `Unauthenticated` if the user is gone or disabled.
-pub fn load_caller(conn: &Connection, user_id: i64, method: AuthMethod) -> Result<Caller, Error> {
+pub fn load_caller(conn: &Conn, user_id: i64, method: AuthMethod) -> Result<Caller, Error> {
     let user = users::get_user_by_id(conn, user_id)?
         .ok_or_else(|| Error::Unauthenticated("This account no longer exists.".into()))?;
     if user.disabled {

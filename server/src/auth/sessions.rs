@@ -1,6 +1,6 @@
 //! Browser sessions: create, resolve (with idle and absolute expiry), delete.
 
-use rusqlite::{Connection, OptionalExtension};
+use crate::db::{Conn, OptionalExtension};
 
 use super::secret::{random_alphanumeric, sha256_hex};
 use crate::Error;
@@ -31,7 +31,7 @@ pub struct Session {
 }
 
 /// Starts a session for `user_id` at time `now` (ms).
-pub fn create_session(conn: &Connection, user_id: i64, now: i64) -> Result<NewSession, Error> {
+pub fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession, Error> {
     let session = NewSession {
         id: random_alphanumeric(43),
         csrf_token: random_alphanumeric(32),
@@ -39,14 +39,14 @@ pub fn create_session(conn: &Connection, user_id: i64, now: i64) -> Result<NewSe
     conn.execute(
         "INSERT INTO sessions (session_hash, user_id, csrf_token, created, last_seen)
          VALUES (?1, ?2, ?3, ?4, ?4)",
-        rusqlite::params![sha256_hex(&session.id), user_id, session.csrf_token, now],
+        crate::db::params![sha256_hex(&session.id), user_id, session.csrf_token, now],
     )?;
     Ok(session)
 }
 
 /// The live session behind cookie value `id` at time `now`, refreshing its idle timer;
 /// an expired session is deleted and `None` returned.
-pub fn resolve_session(conn: &Connection, id: &str, now: i64) -> Result<Option<Session>, Error> {
+pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session>, Error> {
     let hash = sha256_hex(id);
     let row: Option<(i64, String, i64, i64)> = conn
         .query_row(
@@ -66,7 +66,7 @@ pub fn resolve_session(conn: &Connection, id: &str, now: i64) -> Result<Option<S
     if now - last_seen > 60_000 {
         conn.execute(
             "UPDATE sessions SET last_seen = ?2 WHERE session_hash = ?1",
-            rusqlite::params![hash, now],
+            crate::db::params![hash, now],
         )?;
     }
     Ok(Some(Session {
@@ -76,7 +76,7 @@ pub fn resolve_session(conn: &Connection, id: &str, now: i64) -> Result<Option<S
 }
 
 /// Ends the session behind cookie value `id` (no error if it is already gone).
-pub fn delete_session(conn: &Connection, id: &str) -> Result<(), Error> {
+pub fn delete_session(conn: &Conn, id: &str) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM sessions WHERE session_hash = ?1",
         [sha256_hex(id)],
@@ -85,13 +85,13 @@ pub fn delete_session(conn: &Connection, id: &str) -> Result<(), Error> {
 }
 
 /// Ends every session of `user_id` (password change, disabling).
-pub fn delete_user_sessions(conn: &Connection, user_id: i64) -> Result<(), Error> {
+pub fn delete_user_sessions(conn: &Conn, user_id: i64) -> Result<(), Error> {
     conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user_id])?;
     Ok(())
 }
 
 /// Removes sessions that expired before `now` (called now and then at sign-in).
-pub fn purge_expired(conn: &Connection, now: i64) -> Result<(), Error> {
+pub fn purge_expired(conn: &Conn, now: i64) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM sessions WHERE last_seen < ?1 OR created < ?2",
         [now - IDLE_TIMEOUT_MS, now - ABSOLUTE_TIMEOUT_MS],

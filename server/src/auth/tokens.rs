@@ -1,8 +1,8 @@
 //! API tokens for programs: `rl_<40 alphanumerics>`, stored as SHA-256 digests, listed by
 //! name and prefix, revoked (never deleted, so lists can say when).
 
+use crate::db::{Conn, OptionalExtension};
 use api_types::{CreatedToken, TokenInfo};
-use rusqlite::{Connection, OptionalExtension};
 
 use super::secret::{random_alphanumeric, sha256_hex};
 use crate::Error;
@@ -22,7 +22,7 @@ pub fn looks_like_token(s: &str) -> bool {
 }
 
 /// Creates a token named `name` for `user_id`; the secret is in the answer only.
-pub fn create_token(conn: &Connection, user_id: i64, name: &str) -> Result<CreatedToken, Error> {
+pub fn create_token(conn: &Conn, user_id: i64, name: &str) -> Result<CreatedToken, Error> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(Error::InvalidParameter(
@@ -35,7 +35,7 @@ pub fn create_token(conn: &Connection, user_id: i64, name: &str) -> Result<Creat
     let id = conn.query_row(
         "INSERT INTO api_tokens (user_id, name, prefix, token_hash, created)
          VALUES (?1, ?2, ?3, ?4, ?5) RETURNING token_id",
-        rusqlite::params![user_id, name, prefix, sha256_hex(&token), created],
+        crate::db::params![user_id, name, prefix, sha256_hex(&token), created],
         |r| r.get(0),
     )?;
     let info = TokenInfo {
@@ -49,7 +49,7 @@ pub fn create_token(conn: &Connection, user_id: i64, name: &str) -> Result<Creat
 }
 
 /// The active (not revoked) tokens of `user_id`, newest first.
-pub fn list_tokens(conn: &Connection, user_id: i64) -> Result<Vec<TokenInfo>, Error> {
+pub fn list_tokens(conn: &Conn, user_id: i64) -> Result<Vec<TokenInfo>, Error> {
     let mut stmt = conn.prepare(
         "SELECT token_id, name, prefix, created, last_used FROM api_tokens
          WHERE user_id = ?1 AND revoked IS NULL ORDER BY created DESC, token_id DESC",
@@ -67,11 +67,11 @@ pub fn list_tokens(conn: &Connection, user_id: i64) -> Result<Vec<TokenInfo>, Er
 }
 
 /// Revokes token `token_id` of `user_id`; `NotFound` if it is not theirs or already revoked.
-pub fn revoke_token(conn: &Connection, user_id: i64, token_id: i64) -> Result<(), Error> {
+pub fn revoke_token(conn: &Conn, user_id: i64, token_id: i64) -> Result<(), Error> {
     let n = conn.execute(
         "UPDATE api_tokens SET revoked = ?3
          WHERE token_id = ?1 AND user_id = ?2 AND revoked IS NULL",
-        rusqlite::params![token_id, user_id, crate::util::now_ms()],
+        crate::db::params![token_id, user_id, crate::util::now_ms()],
     )?;
     if n == 0 {
         return Err(Error::NotFound(format!("Token {token_id} does not exist.")));
@@ -81,7 +81,7 @@ pub fn revoke_token(conn: &Connection, user_id: i64, token_id: i64) -> Result<()
 
 /// The user owning the active token `token` at time `now`, recording its use (at most
 /// once a minute, so reads do not each turn into a write).
-pub fn resolve_token(conn: &Connection, token: &str, now: i64) -> Result<Option<i64>, Error> {
+pub fn resolve_token(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, Error> {
     if !looks_like_token(token) {
         return Ok(None);
     }

@@ -1,6 +1,6 @@
 //! Users: creation, lookup, password and role changes, enabling and disabling.
 
-use rusqlite::{Connection, OptionalExtension};
+use crate::db::{Conn, OptionalExtension};
 
 use super::password::{check_new_password, hash_password};
 use crate::Error;
@@ -42,7 +42,7 @@ pub fn validate_username(username: &str) -> Result<(), Error> {
 /// Creates a user; `password` `None` makes an account that cannot sign in with a password
 /// (e.g. created by the proxy header). `AlreadyExists` if the name is taken.
 pub fn create_user(
-    conn: &Connection,
+    conn: &Conn,
     username: &str,
     password: Option<&str>,
     is_admin: bool,
@@ -61,16 +61,12 @@ pub fn create_user(
     let inserted = conn.query_row(
         "INSERT INTO users (username, password_hash, is_admin, disabled, created)
          VALUES (?1, ?2, ?3, 0, ?4) RETURNING user_id",
-        rusqlite::params![username, hash, is_admin, crate::util::now_ms()],
+        crate::db::params![username, hash, is_admin, crate::util::now_ms()],
         |r| r.get(0),
     );
     match inserted {
         Ok(id) => Ok(id),
-        Err(rusqlite::Error::SqliteFailure(e, _))
-            if e.code == rusqlite::ErrorCode::ConstraintViolation =>
-        {
-            Err(already_exists(username))
-        }
+        Err(e) if e.is_constraint_violation() => Err(already_exists(username)),
         Err(e) => Err(e.into()),
     }
 }
@@ -84,7 +80,7 @@ fn not_found(username: &str) -> Error {
 }
 
 /// The id of `username`, if such a user exists.
-pub fn find_user_id(conn: &Connection, username: &str) -> Result<Option<i64>, Error> {
+pub fn find_user_id(conn: &Conn, username: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .query_row(
             "SELECT user_id FROM users WHERE username = ?1",
@@ -97,7 +93,7 @@ pub fn find_user_id(conn: &Connection, username: &str) -> Result<Option<i64>, Er
 const USER_COLUMNS: &str =
     "user_id, username, is_admin, disabled, password_hash IS NOT NULL, created";
 
-fn user_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
+fn user_from_row(r: &crate::db::Row<'_>) -> crate::db::Result<User> {
     Ok(User {
         user_id: r.get(0)?,
         username: r.get(1)?,
@@ -109,7 +105,7 @@ fn user_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
 }
 
 /// The user named `username` (`NotFound` if none).
-pub fn get_user(conn: &Connection, username: &str) -> Result<User, Error> {
+pub fn get_user(conn: &Conn, username: &str) -> Result<User, Error> {
     let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = ?1");
     conn.query_row(&sql, [username], user_from_row)
         .optional()?
@@ -117,13 +113,13 @@ pub fn get_user(conn: &Connection, username: &str) -> Result<User, Error> {
 }
 
 /// The user with id `user_id`, if any.
-pub fn get_user_by_id(conn: &Connection, user_id: i64) -> Result<Option<User>, Error> {
+pub fn get_user_by_id(conn: &Conn, user_id: i64) -> Result<Option<User>, Error> {
     let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE user_id = ?1");
     Ok(conn.query_row(&sql, [user_id], user_from_row).optional()?)
 }
 
 /// Every user, by username.
-pub fn list_users(conn: &Connection) -> Result<Vec<User>, Error> {
+pub fn list_users(conn: &Conn) -> Result<Vec<User>, Error> {
     let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY username");
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map([], user_from_row)?;
@@ -131,7 +127,7 @@ pub fn list_users(conn: &Connection) -> Result<Vec<User>, Error> {
 }
 
 /// Sets a new password (and signs the user out everywhere: their sessions end).
-pub fn set_password(conn: &Connection, username: &str, password: &str) -> Result<(), Error> {
+pub fn set_password(conn: &Conn, username: &str, password: &str) -> Result<(), Error> {
     check_new_password(password)?;
     let hash = hash_password(password)?;
     update(conn, username, "password_hash = ?2", &hash)?;
@@ -139,12 +135,12 @@ pub fn set_password(conn: &Connection, username: &str, password: &str) -> Result
 }
 
 /// Grants or removes the administrator role.
-pub fn set_admin(conn: &Connection, username: &str, is_admin: bool) -> Result<(), Error> {
+pub fn set_admin(conn: &Conn, username: &str, is_admin: bool) -> Result<(), Error> {
     update(conn, username, "is_admin = ?2", &is_admin)
 }
 
 /// Disables (cannot authenticate; sessions end) or re-enables a user.
-pub fn set_disabled(conn: &Connection, username: &str, disabled: bool) -> Result<(), Error> {
+pub fn set_disabled(conn: &Conn, username: &str, disabled: bool) -> Result<(), Error> {
     update(conn, username, "disabled = ?2", &disabled)?;
     if disabled {
         super::sessions::delete_user_sessions(conn, get_user(conn, username)?.user_id)?;
@@ -155,27 +151,27 @@ pub fn set_disabled(conn: &Connection, username: &str, disabled: bool) -> Result
 /// Deletes a user with their sessions, tokens and memberships; returns the user's id. Their
 /// experiment grants belong to `permissions` (`permissions::delete_user_grants`): delete
 /// them in the same transaction.
-pub fn delete_user(conn: &Connection, username: &str) -> Result<i64, Error> {
+pub fn delete_user(conn: &Conn, username: &str) -> Result<i64, Error> {
     let user = get_user(conn, username)?;
     conn.execute("DELETE FROM users WHERE user_id = ?1", [user.user_id])?;
     Ok(user.user_id)
 }
 
 fn update(
-    conn: &Connection,
+    conn: &Conn,
     username: &str,
     set: &str,
-    value: &dyn rusqlite::ToSql,
+    value: &dyn crate::db::ToValue,
 ) -> Result<(), Error> {
     let sql = format!("UPDATE users SET {set} WHERE username = ?1");
-    match conn.execute(&sql, rusqlite::params![username, value])? {
+    match conn.execute(&sql, crate::db::params![username, value])? {
         0 => Err(not_found(username)),
         _ => Ok(()),
     }
 }
 
 /// Whether any enabled administrator exists.
-pub fn admin_exists(conn: &Connection) -> Result<bool, Error> {
+pub fn admin_exists(conn: &Conn) -> Result<bool, Error> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM users WHERE is_admin = 1 AND disabled = 0)",
         [],
@@ -184,7 +180,7 @@ pub fn admin_exists(conn: &Connection) -> Result<bool, Error> {
 }
 
 /// Usernames of every enabled administrator (named as grantors after owners).
-pub fn admin_usernames(conn: &Connection) -> Result<Vec<String>, Error> {
+pub fn admin_usernames(conn: &Conn) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(
         "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
     )?;
@@ -195,7 +191,7 @@ pub fn admin_usernames(conn: &Connection) -> Result<Vec<String>, Error> {
 /// What a password check needs of a user: id, PHC hash (none for proxy users) and
 /// whether the account is disabled. `None` for an unknown username.
 pub fn login_row(
-    conn: &Connection,
+    conn: &Conn,
     username: &str,
 ) -> Result<Option<(i64, Option<String>, bool)>, Error> {
     Ok(conn

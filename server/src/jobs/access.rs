@@ -2,9 +2,9 @@
 //! own and their groups' grants), the checks with their refusals, the managers a refusal
 //! names, and writing grants.
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::jobs::JobGrant;
 use api_types::{JobLevel, Principal, PrincipalKind};
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
 use crate::auth::Caller;
@@ -18,7 +18,7 @@ pub const NOT_A_JOB_RUN: &str = "This run was not started by a job, so it has no
 
 /// The owner's user id of job `job_id` (`None` once the owner's account was deleted); 404
 /// when there is no such job.
-fn owner_of(conn: &Connection, job_id: i64) -> Result<Option<i64>, Error> {
+fn owner_of(conn: &Conn, job_id: i64) -> Result<Option<i64>, Error> {
     conn.prepare_cached("SELECT owner_user_id FROM jobs WHERE job_id = ?1")?
         .query_row([job_id], |r| r.get(0))
         .optional()?
@@ -28,11 +28,7 @@ fn owner_of(conn: &Connection, job_id: i64) -> Result<Option<i64>, Error> {
 /// The caller's effective level on job `job_id`: `IS_OWNER` for admins and the owner, else
 /// the highest grant to the caller or any of their groups, `None` without any. Unknown
 /// job: 404.
-pub fn job_level(
-    conn: &Connection,
-    caller: &Caller,
-    job_id: i64,
-) -> Result<Option<JobLevel>, Error> {
+pub fn job_level(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Option<JobLevel>, Error> {
     let owner = owner_of(conn, job_id)?;
     if caller.is_admin || owner == Some(caller.user_id) {
         return Ok(Some(JobLevel::IsOwner));
@@ -54,7 +50,7 @@ pub fn job_level(
 /// Checks that the caller holds at least `need` on job `job_id`; returns their level.
 /// Unknown job: 404; otherwise refused: 403 naming the job's managers as grantors.
 pub fn require_job(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     job_id: i64,
     need: JobLevel,
@@ -77,7 +73,7 @@ pub fn require_job(
 
 /// Who can grant access to job `job_id`: its owner first, then the users and the groups
 /// holding `CAN_MANAGE`, each by name (enabled users only).
-pub fn managers(conn: &Connection, job_id: i64) -> Result<Vec<Principal>, Error> {
+pub fn managers(conn: &Conn, job_id: i64) -> Result<Vec<Principal>, Error> {
     let owner = owner_of(conn, job_id)?;
     let mut stmt = conn.prepare_cached(
         "SELECT 0, 'user', username FROM users WHERE user_id = ?2 AND disabled = 0
@@ -98,7 +94,7 @@ pub fn managers(conn: &Connection, job_id: i64) -> Result<Vec<Principal>, Error>
 }
 
 /// The usernames among [`managers`] (a refusal's `grantors`).
-pub fn grantors(conn: &Connection, job_id: i64) -> Result<Vec<String>, Error> {
+pub fn grantors(conn: &Conn, job_id: i64) -> Result<Vec<String>, Error> {
     Ok(user_names(managers(conn, job_id)?))
 }
 
@@ -123,7 +119,7 @@ fn principal(kind: &str, name: String) -> Principal {
 /// the job). A run no job produced: 404 [`NOT_A_JOB_RUN`]; without `CAN_VIEW`: 403 with
 /// [`api_types::logs::access_denied_message`] and the managers' usernames as grantors.
 /// The run's experiment is the caller's to check first (CAN_READ).
-pub fn require_logs(conn: &Connection, caller: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+pub fn require_logs(conn: &Conn, caller: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
     let attempt =
         attempt_of_run(conn, run_id)?.ok_or_else(|| Error::NotFound(NOT_A_JOB_RUN.to_owned()))?;
     match job_level(conn, caller, attempt.job_id)? {
@@ -139,7 +135,7 @@ pub fn require_logs(conn: &Connection, caller: &Caller, run_id: &str) -> Result<
 }
 
 /// The explicit grants on job `job_id`: users then groups, each by name.
-pub fn list_grants(conn: &Connection, job_id: i64) -> Result<Vec<JobGrant>, Error> {
+pub fn list_grants(conn: &Conn, job_id: i64) -> Result<Vec<JobGrant>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT 'user', u.username, g.level FROM job_grants g
            JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
@@ -167,12 +163,7 @@ pub fn list_grants(conn: &Connection, job_id: i64) -> Result<Vec<JobGrant>, Erro
 }
 
 /// Refuses to change the owner's access: it is `IS_OWNER`, which no grant gives or takes.
-fn protect_owner(
-    conn: &Connection,
-    job_id: i64,
-    principal: &Principal,
-    id: i64,
-) -> Result<(), Error> {
+fn protect_owner(conn: &Conn, job_id: i64, principal: &Principal, id: i64) -> Result<(), Error> {
     if principal.kind == PrincipalKind::User && owner_of(conn, job_id)? == Some(id) {
         return Err(Error::InvalidParameter(format!(
             "{} owns this job; the owner's access cannot be changed or removed.",
@@ -185,7 +176,7 @@ fn protect_owner(
 /// Grants `principal` `level` on job `job_id`, replacing any earlier grant. `IS_OWNER` and
 /// the owner themself: 400; unknown job, user or group: 404.
 pub fn set_grant(
-    conn: &Connection,
+    conn: &Conn,
     job_id: i64,
     principal: &Principal,
     level: JobLevel,
@@ -211,7 +202,7 @@ pub fn set_grant(
 
 /// Removes `principal`'s grant on job `job_id`. The owner: 400; unknown job, user or group,
 /// or no such grant: 404.
-pub fn revoke_grant(conn: &Connection, job_id: i64, principal: &Principal) -> Result<(), Error> {
+pub fn revoke_grant(conn: &Conn, job_id: i64, principal: &Principal) -> Result<(), Error> {
     owner_of(conn, job_id)?;
     let id = principal_id(conn, principal)?;
     protect_owner(conn, job_id, principal, id)?;

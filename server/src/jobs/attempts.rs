@@ -1,10 +1,10 @@
 //! Attempts: start one (the server creates its MLflow run), find the attempt behind a run,
 //! and what the run page shows of the job behind a run.
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::jobs::{Attempt, JobRef, RunJobInfo};
 use api_types::nodes::RUN_NODES_TAG;
 use api_types::{JobLevel, Level};
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::access::{job_level, managers};
 use super::{nodes, status, status_from_db, AttemptRef};
@@ -28,7 +28,7 @@ const REF_SELECT: &str = "SELECT a.attempt_id, a.job_run_id, a.number, a.run_uui
                              JOIN jobs j ON j.job_id = r.job_id";
 
 /// Reads an [`AttemptRef`] row of [`REF_SELECT`] (without nodes).
-fn ref_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptRef> {
+fn ref_from_row(r: &crate::db::Row<'_>) -> crate::db::Result<AttemptRef> {
     Ok(AttemptRef {
         attempt_id: r.get(0)?,
         job_run_id: r.get(1)?,
@@ -41,7 +41,7 @@ fn ref_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptRef> {
     })
 }
 
-fn with_nodes(conn: &Connection, found: Option<AttemptRef>) -> Result<Option<AttemptRef>, Error> {
+fn with_nodes(conn: &Conn, found: Option<AttemptRef>) -> Result<Option<AttemptRef>, Error> {
     match found {
         Some(mut a) => {
             a.nodes = nodes(conn, a.job_run_id)?;
@@ -52,7 +52,7 @@ fn with_nodes(conn: &Connection, found: Option<AttemptRef>) -> Result<Option<Att
 }
 
 /// The attempt whose MLflow run is `run_id`; `None` for a run no job produced.
-pub fn attempt_of_run(conn: &Connection, run_id: &str) -> Result<Option<AttemptRef>, Error> {
+pub fn attempt_of_run(conn: &Conn, run_id: &str) -> Result<Option<AttemptRef>, Error> {
     let found = conn
         .prepare_cached(&format!("{REF_SELECT} WHERE a.run_uuid = ?1"))?
         .query_row([run_id], ref_from_row)
@@ -61,7 +61,7 @@ pub fn attempt_of_run(conn: &Connection, run_id: &str) -> Result<Option<AttemptR
 }
 
 /// Attempt `number` of job run `job_run_id`; 404 when there is none.
-pub fn attempt(conn: &Connection, job_run_id: i64, number: u32) -> Result<AttemptRef, Error> {
+pub fn attempt(conn: &Conn, job_run_id: i64, number: u32) -> Result<AttemptRef, Error> {
     let found = conn
         .prepare_cached(&format!(
             "{REF_SELECT} WHERE a.job_run_id = ?1 AND a.number = ?2"
@@ -73,7 +73,7 @@ pub fn attempt(conn: &Connection, job_run_id: i64, number: u32) -> Result<Attemp
 }
 
 /// Every attempt of a job run, first first, with its run's name, status and times.
-pub(crate) fn attempts(conn: &Connection, job_run_id: i64) -> Result<Vec<Attempt>, Error> {
+pub(crate) fn attempts(conn: &Conn, job_run_id: i64) -> Result<Vec<Attempt>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT a.number, a.run_uuid, ru.name, ru.status, ru.start_time, ru.end_time
            FROM job_attempts a JOIN runs ru ON ru.run_uuid = a.run_uuid
@@ -94,10 +94,7 @@ pub(crate) fn attempts(conn: &Connection, job_run_id: i64) -> Result<Vec<Attempt
 }
 
 /// The MLflow run of a job run's latest attempt, if it has one.
-pub(crate) fn latest_attempt_run(
-    conn: &Connection,
-    job_run_id: i64,
-) -> Result<Option<String>, Error> {
+pub(crate) fn latest_attempt_run(conn: &Conn, job_run_id: i64) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached(
             "SELECT run_uuid FROM job_attempts WHERE job_run_id = ?1
@@ -108,11 +105,7 @@ pub(crate) fn latest_attempt_run(
 }
 
 /// Sets the `runlens.nodes` tag of run `run_id` to these node labels.
-pub(crate) fn set_nodes_tag(
-    conn: &Connection,
-    run_id: &str,
-    nodes: &[String],
-) -> Result<(), Error> {
+pub(crate) fn set_nodes_tag(conn: &Conn, run_id: &str, nodes: &[String]) -> Result<(), Error> {
     let tag = [(RUN_NODES_TAG.to_owned(), nodes.join(","))];
     tags::set_tags(conn, run_id, &tag, "tags")
 }
@@ -123,7 +116,7 @@ pub(crate) fn set_nodes_tag(
 /// nodes) and sets the job run RUNNING. The caller needs CAN_EDIT on the experiment; a
 /// job run in a final status takes no attempt (400). Run it in a write transaction.
 pub fn create_attempt(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     job_run_id: i64,
     run_name: Option<String>,
@@ -177,12 +170,7 @@ pub fn create_attempt(
 /// job's name, the job run, the attempt number and the job run's nodes. The run must be in
 /// the job run's experiment (not checked here: [`create_attempt`] creates it there, and the
 /// demo links its own runs).
-pub fn link_attempt(
-    conn: &Connection,
-    job_run_id: i64,
-    number: u32,
-    run_id: &str,
-) -> Result<(), Error> {
+pub fn link_attempt(conn: &Conn, job_run_id: i64, number: u32, run_id: &str) -> Result<(), Error> {
     let job_name: String = conn
         .prepare_cached(
             "SELECT j.name FROM job_runs r JOIN jobs j ON j.job_id = r.job_id
@@ -213,7 +201,7 @@ pub fn link_attempt(
 /// produced. `logs_expired_through` is left `None` for the caller to fill from the log
 /// store.
 pub fn run_job(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     run_id: &str,
 ) -> Result<Option<(i64, RunJobInfo)>, Error> {

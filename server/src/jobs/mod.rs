@@ -27,8 +27,8 @@ pub use runs::{
     JobRunFilter, NewJobRun, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_NODES, MAX_RETRIES,
 };
 
+use crate::db::{Conn, OptionalExtension};
 use api_types::{JobLevel, JobRunStatus};
-use rusqlite::{Connection, OptionalExtension};
 
 use crate::Error;
 
@@ -74,7 +74,7 @@ pub(crate) fn level_from_db(n: i64) -> Option<JobLevel> {
 }
 
 /// The stored spelling of a status is its wire spelling; this reads it back.
-pub(crate) fn status_from_db(s: &str) -> rusqlite::Result<JobRunStatus> {
+pub(crate) fn status_from_db(s: &str) -> crate::db::Result<JobRunStatus> {
     [
         JobRunStatus::Queued,
         JobRunStatus::Running,
@@ -84,17 +84,11 @@ pub(crate) fn status_from_db(s: &str) -> rusqlite::Result<JobRunStatus> {
     ]
     .into_iter()
     .find(|st| st.as_str() == s)
-    .ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("unknown job run status {s:?}").into(),
-        )
-    })
+    .ok_or_else(|| crate::db::DbError::column(0, format!("unknown job run status {s:?}")))
 }
 
 /// The node labels of a job run, in the order they were added.
-pub(crate) fn nodes(conn: &Connection, job_run_id: i64) -> Result<Vec<String>, Error> {
+pub(crate) fn nodes(conn: &Conn, job_run_id: i64) -> Result<Vec<String>, Error> {
     let mut stmt = conn
         .prepare_cached("SELECT node FROM job_run_nodes WHERE job_run_id = ?1 ORDER BY position")?;
     let rows = stmt.query_map([job_run_id], |r| r.get(0))?;
@@ -102,7 +96,7 @@ pub(crate) fn nodes(conn: &Connection, job_run_id: i64) -> Result<Vec<String>, E
 }
 
 /// The status of job run `job_run_id` (404 when unknown).
-pub(crate) fn status(conn: &Connection, job_run_id: i64) -> Result<JobRunStatus, Error> {
+pub(crate) fn status(conn: &Conn, job_run_id: i64) -> Result<JobRunStatus, Error> {
     let s: String = conn
         .prepare_cached("SELECT status FROM job_runs WHERE job_run_id = ?1")?
         .query_row([job_run_id], |r| r.get(0))

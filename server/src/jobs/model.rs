@@ -1,8 +1,8 @@
 //! Jobs themselves: the name rule, get-or-create, and reading one as its viewers see it.
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::jobs::Job;
 use api_types::JobLevel;
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::access::{job_level, managers, user_names};
 use crate::auth::Caller;
@@ -40,11 +40,7 @@ pub struct GetOrCreated {
 /// The job called `name`: created (owned by the caller) when there is none; an existing
 /// one when the caller holds at least `CAN_MANAGE_RUN` on it, else 403 naming its managers.
 /// Run it in a write transaction, so two callers creating one name get one job.
-pub fn get_or_create_job(
-    conn: &Connection,
-    caller: &Caller,
-    name: &str,
-) -> Result<GetOrCreated, Error> {
+pub fn get_or_create_job(conn: &Conn, caller: &Caller, name: &str) -> Result<GetOrCreated, Error> {
     validate_job_name(name)?;
     let existing: Option<i64> = conn
         .prepare_cached("SELECT job_id FROM jobs WHERE name = ?1")?
@@ -94,7 +90,7 @@ pub fn get_or_create_job(
 
 /// Job `job_id` with the caller's level on it (`CAN_VIEW` when they hold none: callers
 /// check access first). Unknown job: 404.
-pub fn get_job(conn: &Connection, caller: &Caller, job_id: i64) -> Result<Job, Error> {
+pub fn get_job(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Job, Error> {
     let (name, owner, created): (String, Option<String>, i64) = conn
         .prepare_cached(
             "SELECT j.name, u.username, j.created FROM jobs j

@@ -1,9 +1,9 @@
 //! Job runs: submit, read, list, add nodes, change status (a final status also ends the
 //! latest attempt's MLflow run).
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::jobs::{JobRef, JobRunDetail};
 use api_types::{JobRunStatus, Level};
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::attempts::{attempts, latest_attempt_run, set_nodes_tag};
 use super::{nodes, status, status_from_db};
@@ -49,7 +49,7 @@ fn check_node(node: &str) -> Result<(), Error> {
 /// Submits a job run (status QUEUED, no attempt yet); returns its id. The caller needs
 /// CAN_EDIT on the experiment, which must be active; nodes must be valid node names, at
 /// most [`MAX_NODES`], without repeats; at most [`MAX_RETRIES`] retries.
-pub fn create_job_run(conn: &Connection, caller: &Caller, new: &NewJobRun) -> Result<i64, Error> {
+pub fn create_job_run(conn: &Conn, caller: &Caller, new: &NewJobRun) -> Result<i64, Error> {
     if new.max_retries > MAX_RETRIES {
         return Err(Error::InvalidParameter(format!(
             "max_retries must be 0 to {MAX_RETRIES}, got {}",
@@ -103,7 +103,7 @@ pub fn create_job_run(conn: &Connection, caller: &Caller, new: &NewJobRun) -> Re
 }
 
 /// The job of job run `job_run_id`; 404 when there is no such job run.
-pub fn job_of_job_run(conn: &Connection, job_run_id: i64) -> Result<i64, Error> {
+pub fn job_of_job_run(conn: &Conn, job_run_id: i64) -> Result<i64, Error> {
     conn.prepare_cached("SELECT job_id FROM job_runs WHERE job_run_id = ?1")?
         .query_row([job_run_id], |r| r.get(0))
         .optional()?
@@ -111,7 +111,7 @@ pub fn job_of_job_run(conn: &Connection, job_run_id: i64) -> Result<i64, Error> 
 }
 
 /// One job run with its nodes and attempts; 404 when unknown.
-pub fn job_run(conn: &Connection, job_run_id: i64) -> Result<JobRunDetail, Error> {
+pub fn job_run(conn: &Conn, job_run_id: i64) -> Result<JobRunDetail, Error> {
     let row = conn
         .prepare_cached(
             "SELECT r.job_id, j.name, r.experiment_id, r.status, r.max_retries, r.created_by,
@@ -155,11 +155,11 @@ pub struct JobRunFilter {
 
 /// The job runs whose job the caller may view (admins: all), newest first.
 pub fn list_job_runs(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     filter: JobRunFilter,
 ) -> Result<Vec<JobRunDetail>, Error> {
-    use rusqlite::types::Value;
+    use crate::db::Value;
     let limit = Value::Integer(i64::from(filter.limit.clamp(1, MAX_LIST_LIMIT)));
     let (visible, mut values) = match caller.is_admin {
         true => ("1 = 1".to_owned(), Vec::new()),
@@ -189,7 +189,7 @@ pub fn list_job_runs(
     values.push(limit);
     let ids: Vec<i64> = conn
         .prepare_cached(&sql)?
-        .query_map(rusqlite::params_from_iter(values), |r| r.get(0))?
+        .query_map(crate::db::params_from_iter(values), |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     ids.into_iter().map(|id| job_run(conn, id)).collect()
 }
@@ -197,7 +197,7 @@ pub fn list_job_runs(
 /// Adds node label `node` to a job run (`--join`); one already there changes nothing. A
 /// new node joins only an active job run (400 otherwise); the latest attempt's
 /// `runlens.nodes` tag follows while its run is running.
-pub fn add_node(conn: &Connection, job_run_id: i64, node: &str) -> Result<(), Error> {
+pub fn add_node(conn: &Conn, job_run_id: i64, node: &str) -> Result<(), Error> {
     check_node(node)?;
     let current = nodes(conn, job_run_id)?;
     let status = status(conn, job_run_id)?;
@@ -236,7 +236,7 @@ pub fn add_node(conn: &Connection, job_run_id: i64, node: &str) -> Result<(), Er
 /// FAILED, CANCELED: KILLED). Returns that run as it is after the change when it was
 /// ended here (for the live stream).
 pub fn set_status(
-    conn: &Connection,
+    conn: &Conn,
     job_run_id: i64,
     new: JobRunStatus,
 ) -> Result<Option<crate::tracking::model::RunInfo>, Error> {
@@ -273,12 +273,12 @@ pub fn set_status(
 /// Sets when a job run was submitted and ended (the demo back-dates its job runs to the
 /// times of the runs it links as their attempts).
 pub fn set_times(
-    conn: &Connection,
+    conn: &Conn,
     job_run_id: i64,
     created: i64,
     ended: Option<i64>,
 ) -> Result<(), Error> {
     conn.prepare_cached("UPDATE job_runs SET created = ?2, ended = ?3 WHERE job_run_id = ?1")?
-        .execute(rusqlite::params![job_run_id, created, ended])?;
+        .execute(crate::db::params![job_run_id, created, ended])?;
     Ok(())
 }

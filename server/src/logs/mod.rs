@@ -73,7 +73,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use r2d2::HandleError;
-use r2d2_sqlite::SqliteConnectionManager;
 use tokio::sync::watch;
 
 use crate::sqlite::{prepared_pool, Conn, LogPoolErrors};
@@ -154,7 +153,7 @@ pub struct Newest {
 /// that wakes live followers after each commit.
 #[derive(Clone)]
 pub struct LogStore {
-    pool: r2d2::Pool<SqliteConnectionManager>,
+    pool: crate::sqlite::SqlitePool,
     writer: Arc<Writer>,
     live: Arc<watch::Sender<Newest>>,
     path: PathBuf,
@@ -196,7 +195,7 @@ impl LogStore {
     /// (`sqlite::prepared_pool`).
     pub fn open_with(
         path: &Path,
-        errors: Box<dyn HandleError<rusqlite::Error>>,
+        errors: Box<dyn HandleError<crate::db::DbError>>,
     ) -> Result<Self, Error> {
         let (pool, ()) = prepared_pool(path, POOL_SIZE, store::configure, store::prepare, errors)?;
         Ok(LogStore {
@@ -210,14 +209,14 @@ impl LogStore {
     /// A new connection of its own, outside the pool, for a long scan (a download streamed
     /// to a slow client must not hold one of the pool's few connections).
     pub fn connect(&self) -> Result<Conn, Error> {
-        let cannot = |e: rusqlite::Error| {
+        let cannot = |e: crate::db::DbError| {
             Error::Internal(format!(
                 "cannot open logs database {}: {e}",
                 self.path.display()
             ))
         };
-        let mut conn = Conn::open(&self.path).map_err(cannot)?;
-        store::configure(&mut conn).map_err(cannot)?;
+        let conn = Conn::open_sqlite(&self.path).map_err(cannot)?;
+        store::configure(&conn).map_err(cannot)?;
         Ok(conn)
     }
 

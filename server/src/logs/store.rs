@@ -3,7 +3,7 @@
 //! Everything SQLite-only is here or in `migrations/`; a PostgreSQL store implements these
 //! functions over the same tables (`bytea` for the blobs).
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use crate::db::{params, Behavior, OptionalExtension};
 
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
@@ -29,8 +29,8 @@ const MIGRATIONS: &[(&str, &str)] = &[("logs", include_str!("migrations/0001_log
 
 /// Per-connection settings: the busy timeout first; `synchronous = FULL` so that an
 /// acknowledged batch is on disk; a larger page cache for scans.
-pub fn configure(c: &mut Conn) -> rusqlite::Result<()> {
-    c.busy_timeout(BUSY_TIMEOUT)?;
+pub fn configure(c: &Conn) -> crate::db::Result<()> {
+    c.sqlite().busy_timeout(BUSY_TIMEOUT)?;
     c.execute_batch(
         "PRAGMA synchronous = FULL;
          PRAGMA cache_size = -32000;",
@@ -51,7 +51,7 @@ pub fn prepare(c: &mut Conn) -> Result<(), Error> {
 
 /// Applies the missing migrations in one IMMEDIATE transaction; refuses a newer database.
 fn migrate(c: &mut Conn) -> Result<(), Error> {
-    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = c.transaction(Behavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migrations (
              version    INTEGER PRIMARY KEY,
@@ -137,7 +137,7 @@ pub fn ingest_all(conn: &mut Conn, batches: &[Batch]) -> Result<Vec<Ack>, Error>
     for b in batches {
         validate(b)?;
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction(Behavior::Immediate)?;
     let acks = batches
         .iter()
         .map(|b| store_batch(&tx, b))
@@ -325,7 +325,7 @@ pub struct Purged {
 /// Deletes every chunk whose newest line is older than `cut_ms` and records, per job run,
 /// the newest timestamp purged (kept across purges: it only grows).
 pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction(Behavior::Immediate)?;
     let (chunks, lines): (i64, i64) = tx.query_row(
         "SELECT count(*), CAST(coalesce(sum(last_seq - first_seq + 1), 0) AS BIGINT)
          FROM log_chunks WHERE max_ts < ?1",

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::db::{params, Conn, OptionalExtension};
 
 use crate::Error;
 
@@ -57,7 +57,7 @@ pub struct RunIo {
 /// Records dataset inputs (the first of a repeated name and digest wins, an input a run
 /// already has is kept as it is) and model inputs of a run in `experiment_id`.
 pub fn log_inputs(
-    conn: &Connection,
+    conn: &Conn,
     experiment_id: i64,
     run_id: &str,
     datasets: &[DatasetInput],
@@ -114,7 +114,7 @@ pub fn log_inputs(
 }
 
 /// Records models a run produced (`runs/outputs`).
-pub fn log_outputs(conn: &Connection, run_id: &str, models: &[ModelOutput]) -> Result<(), Error> {
+pub fn log_outputs(conn: &Conn, run_id: &str, models: &[ModelOutput]) -> Result<(), Error> {
     for m in models {
         link_model(conn, run_id, "output", &m.model_id, m.step)?;
     }
@@ -122,7 +122,7 @@ pub fn log_outputs(conn: &Connection, run_id: &str, models: &[ModelOutput]) -> R
 }
 
 fn link_model(
-    conn: &Connection,
+    conn: &Conn,
     run_id: &str,
     direction: &str,
     model_id: &str,
@@ -137,11 +137,11 @@ fn link_model(
 }
 
 /// The inputs and outputs of each of `run_ids` (a few IN queries per 500 runs).
-pub fn of_runs(conn: &Connection, run_ids: &[String]) -> Result<HashMap<String, RunIo>, Error> {
+pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<HashMap<String, RunIo>, Error> {
     let mut out: HashMap<String, RunIo> = HashMap::new();
     for chunk in run_ids.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(",");
-        let p = rusqlite::params_from_iter(chunk);
+        let p = crate::db::params_from_iter(chunk);
         let sql = format!(
             "SELECT i.run_uuid, i.input_id, d.name, d.digest, d.source_type, d.source, \
              d.schema, d.profile FROM dataset_inputs i JOIN datasets d USING (dataset_id) \
@@ -214,7 +214,7 @@ pub fn of_runs(conn: &Connection, run_ids: &[String]) -> Result<HashMap<String, 
 }
 
 /// The inputs and outputs of one run.
-pub fn of_run(conn: &Connection, run_id: &str) -> Result<RunIo, Error> {
+pub fn of_run(conn: &Conn, run_id: &str) -> Result<RunIo, Error> {
     Ok(of_runs(conn, &[run_id.to_string()])?
         .remove(run_id)
         .unwrap_or_default())

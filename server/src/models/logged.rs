@@ -1,6 +1,6 @@
 //! Logged models: create, read, finalize, delete, params, tags and linked metrics.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 
 use api_types::Level;
 
@@ -134,7 +134,7 @@ pub(crate) const COLUMNS: &str = "model_id, experiment_id, name, artifact_locati
      status_message, model_type, source_run_id, creator, creation_time, last_updated_time, \
      lifecycle_stage";
 
-pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<LoggedModel> {
+pub(crate) fn from_row(r: &Row<'_>) -> crate::db::Result<LoggedModel> {
     let status: i64 = r.get(4)?;
     Ok(LoggedModel {
         model_id: r.get(0)?,
@@ -161,7 +161,7 @@ pub fn not_found(model_id: &str) -> Error {
 }
 
 /// The model's row without params, tags and metrics (deleted ones too).
-fn get_row(conn: &Connection, model_id: &str) -> Result<LoggedModel, Error> {
+fn get_row(conn: &Conn, model_id: &str) -> Result<LoggedModel, Error> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM logged_models WHERE model_id = ?1"
     ))?
@@ -172,16 +172,12 @@ fn get_row(conn: &Connection, model_id: &str) -> Result<LoggedModel, Error> {
 
 /// An active logged model with its params, tags and metrics; 404 (MLflow's words) when
 /// unknown or deleted.
-pub fn get(conn: &Connection, model_id: &str) -> Result<LoggedModel, Error> {
+pub fn get(conn: &Conn, model_id: &str) -> Result<LoggedModel, Error> {
     get_with(conn, model_id, false)
 }
 
 /// [`get`], deleted models too when `allow_deleted`.
-pub fn get_with(
-    conn: &Connection,
-    model_id: &str,
-    allow_deleted: bool,
-) -> Result<LoggedModel, Error> {
+pub fn get_with(conn: &Conn, model_id: &str, allow_deleted: bool) -> Result<LoggedModel, Error> {
     let m = get_row(conn, model_id)?;
     if m.lifecycle_stage == "deleted" && !allow_deleted {
         return Err(not_found(model_id));
@@ -191,7 +187,7 @@ pub fn get_with(
 
 /// The experiment of a logged model (deleted ones too: permissions follow it); 404 when
 /// unknown.
-pub fn experiment_of(conn: &Connection, model_id: &str) -> Result<i64, Error> {
+pub fn experiment_of(conn: &Conn, model_id: &str) -> Result<i64, Error> {
     conn.prepare_cached("SELECT experiment_id FROM logged_models WHERE model_id = ?1")?
         .query_row([model_id], |r| r.get(0))
         .optional()?
@@ -200,12 +196,7 @@ pub fn experiment_of(conn: &Connection, model_id: &str) -> Result<i64, Error> {
 
 /// At least `need` on the experiment of the logged model `model_id` (404 when unknown):
 /// logged models follow their experiment's grants.
-pub fn require(
-    conn: &Connection,
-    caller: &Caller,
-    model_id: &str,
-    need: Level,
-) -> Result<(), Error> {
+pub fn require(conn: &Conn, caller: &Caller, model_id: &str, need: Level) -> Result<(), Error> {
     let experiment_id = experiment_of(conn, model_id)?;
     require_experiment(conn, caller, experiment_id, need).map(drop)
 }
@@ -213,7 +204,7 @@ pub fn require(
 /// [`require`] when the model exists (MLflow links unknown model ids to runs without
 /// complaint).
 pub fn require_if_known(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     model_id: &str,
     need: Level,
@@ -225,10 +216,7 @@ pub fn require_if_known(
 }
 
 /// Fills params, tags and metrics of `models` (a few IN queries per page).
-pub(crate) fn load(
-    conn: &Connection,
-    mut models: Vec<LoggedModel>,
-) -> Result<Vec<LoggedModel>, Error> {
+pub(crate) fn load(conn: &Conn, mut models: Vec<LoggedModel>) -> Result<Vec<LoggedModel>, Error> {
     use std::collections::HashMap;
     for chunk in models.chunks_mut(500) {
         let index: HashMap<String, usize> = chunk
@@ -244,7 +232,7 @@ pub(crate) fn load(
                  ORDER BY model_id, key"
             );
             let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(&ids), |r| {
+            let rows = stmt.query_map(crate::db::params_from_iter(&ids), |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
@@ -268,7 +256,7 @@ pub(crate) fn load(
              ORDER BY model_id, key, timestamp, step, run_uuid"
         );
         let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(&ids), |r| {
+        let rows = stmt.query_map(crate::db::params_from_iter(&ids), |r| {
             let metric = ModelMetric {
                 key: r.get(1)?,
                 point: Point {
@@ -298,7 +286,7 @@ fn new_model_id() -> String {
 }
 
 /// Creates a logged model (status PENDING) in an active experiment.
-pub fn create(conn: &Connection, new: NewModel) -> Result<LoggedModel, Error> {
+pub fn create(conn: &Conn, new: NewModel) -> Result<LoggedModel, Error> {
     let exp = experiments::get(conn, new.experiment_id)?;
     if exp.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -338,7 +326,7 @@ pub fn create(conn: &Connection, new: NewModel) -> Result<LoggedModel, Error> {
 
 /// Upserts key/value pairs of a model (the last value of a repeated key wins).
 fn put_pairs(
-    conn: &Connection,
+    conn: &Conn,
     table: &str,
     model_id: &str,
     pairs: &[(String, String)],
@@ -353,14 +341,14 @@ fn put_pairs(
     Ok(())
 }
 
-fn touch(conn: &Connection, model_id: &str) -> Result<(), Error> {
+fn touch(conn: &Conn, model_id: &str) -> Result<(), Error> {
     conn.prepare_cached("UPDATE logged_models SET last_updated_time = ?1 WHERE model_id = ?2")?
         .execute(params![now_ms(), model_id])?;
     Ok(())
 }
 
 /// Sets the status of a model (finalize); returns it.
-pub fn finalize(conn: &Connection, model_id: &str, status: Status) -> Result<LoggedModel, Error> {
+pub fn finalize(conn: &Conn, model_id: &str, status: Status) -> Result<LoggedModel, Error> {
     get(conn, model_id)?;
     conn.prepare_cached(
         "UPDATE logged_models SET status = ?1, last_updated_time = ?2 WHERE model_id = ?3",
@@ -370,7 +358,7 @@ pub fn finalize(conn: &Connection, model_id: &str, status: Status) -> Result<Log
 }
 
 /// Marks a model deleted.
-pub fn delete(conn: &Connection, model_id: &str) -> Result<(), Error> {
+pub fn delete(conn: &Conn, model_id: &str) -> Result<(), Error> {
     get(conn, model_id)?;
     conn.prepare_cached(
         "UPDATE logged_models SET lifecycle_stage = 'deleted', last_updated_time = ?1 \
@@ -381,14 +369,14 @@ pub fn delete(conn: &Connection, model_id: &str) -> Result<(), Error> {
 }
 
 /// Sets (upserts) tags of a model.
-pub fn set_tags(conn: &Connection, model_id: &str, tags: &[(String, String)]) -> Result<(), Error> {
+pub fn set_tags(conn: &Conn, model_id: &str, tags: &[(String, String)]) -> Result<(), Error> {
     get(conn, model_id)?;
     put_pairs(conn, "logged_model_tags", model_id, tags)?;
     touch(conn, model_id)
 }
 
 /// Deletes one tag; MLflow's 404 when the model has no such tag.
-pub fn delete_tag(conn: &Connection, model_id: &str, key: &str) -> Result<(), Error> {
+pub fn delete_tag(conn: &Conn, model_id: &str, key: &str) -> Result<(), Error> {
     get(conn, model_id)?;
     let n = conn
         .prepare_cached("DELETE FROM logged_model_tags WHERE model_id = ?1 AND key = ?2")?
@@ -402,11 +390,7 @@ pub fn delete_tag(conn: &Connection, model_id: &str, key: &str) -> Result<(), Er
 }
 
 /// Logs (upserts) params of a model.
-pub fn log_params(
-    conn: &Connection,
-    model_id: &str,
-    params: &[(String, String)],
-) -> Result<(), Error> {
+pub fn log_params(conn: &Conn, model_id: &str, params: &[(String, String)]) -> Result<(), Error> {
     get(conn, model_id)?;
     put_pairs(conn, "logged_model_params", model_id, params)?;
     touch(conn, model_id)
@@ -429,7 +413,7 @@ pub struct MetricLink {
 
 /// Links metric values logged by `run_id` to their models; metrics of unknown models are
 /// ignored, identical points de-duplicated.
-pub fn log_metrics(conn: &Connection, run_id: &str, links: &[MetricLink]) -> Result<(), Error> {
+pub fn log_metrics(conn: &Conn, run_id: &str, links: &[MetricLink]) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO logged_model_metrics (model_id, key, timestamp, step, \
          run_uuid, is_nan, value, dataset_name, dataset_digest) \
@@ -454,7 +438,7 @@ pub fn log_metrics(conn: &Connection, run_id: &str, links: &[MetricLink]) -> Res
 }
 
 /// Active models whose source run is one of `run_ids`, oldest first.
-pub fn of_runs(conn: &Connection, run_ids: &[String]) -> Result<Vec<LoggedModel>, Error> {
+pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<Vec<LoggedModel>, Error> {
     let mut out = Vec::new();
     for chunk in run_ids.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(",");
@@ -464,7 +448,7 @@ pub fn of_runs(conn: &Connection, run_ids: &[String]) -> Result<Vec<LoggedModel>
         );
         let rows = conn
             .prepare_cached(&sql)?
-            .query_map(rusqlite::params_from_iter(chunk), from_row)?
+            .query_map(crate::db::params_from_iter(chunk), from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         out.extend(rows);
     }

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value;
-use rusqlite::Connection;
+use crate::db::Conn;
+use crate::db::Value;
 
 use crate::permissions::ReadableSql;
 use crate::Error;
@@ -17,7 +17,7 @@ pub const REGISTERED_MODEL_ID: &str = "rm.registered_model_id";
 /// For each of `model_ids` that has any: `(registered model name, version)` pairs, by name
 /// then version, of the registered models `readable` (over [`REGISTERED_MODEL_ID`]) admits.
 pub fn of_models(
-    conn: &Connection,
+    conn: &Conn,
     readable: &ReadableSql,
     model_ids: &[String],
 ) -> Result<HashMap<String, Vec<(String, i64)>>, Error> {
@@ -33,7 +33,7 @@ pub fn of_models(
         let mut params: Vec<Value> = chunk.iter().cloned().map(Value::Text).collect();
         params.extend(readable.params.iter().cloned());
         let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+        let rows = stmt.query_map(crate::db::params_from_iter(params), |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?))
         })?;
         for row in rows {

@@ -2,8 +2,8 @@
 //! params and tags (AND-ed comparisons), its order_by (attributes or `metrics.<key>`,
 //! nulls last, then newest first and by id) and offset paging. Deleted models never match.
 
-use rusqlite::types::Value;
-use rusqlite::Connection;
+use crate::db::Conn;
+use crate::db::Value;
 
 use super::logged::{self, LoggedModel, Status, COLUMNS};
 use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
@@ -314,7 +314,7 @@ fn compile_order(order_by: &[OrderBy]) -> Result<Sql, Error> {
 }
 
 /// One page of matching models (with params, tags and metrics) and whether more follow.
-pub fn search(conn: &Connection, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error> {
+pub fn search(conn: &Conn, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error> {
     let datasets = dataset_condition(&q.datasets);
     let mut conds = vec!["m.lifecycle_stage = 'active'".to_string()];
     let mut params: Vec<Value> = Vec::new();
@@ -349,7 +349,7 @@ pub fn search(conn: &Connection, q: &Query) -> Result<(Vec<LoggedModel>, bool), 
     );
     let mut found = conn
         .prepare(&sql)?
-        .query_map(rusqlite::params_from_iter(params), logged::from_row)?
+        .query_map(crate::db::params_from_iter(params), logged::from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     let more = found.len() > q.limit;
     found.truncate(q.limit);

@@ -4,10 +4,10 @@
 //! credential of the public `GET /api/v1/embed/gpus`: read-only, scoped to exactly the
 //! nodes signed, and expiring.
 
+use crate::db::Behavior;
 use api_types::nodes::EmbedLink;
 use hmac::{Hmac, Mac};
 use rand::RngCore;
-use rusqlite::TransactionBehavior;
 use sha2::Sha256;
 
 use crate::store::{meta, Conn};
@@ -48,7 +48,7 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 /// stored on first use. Read and written in one IMMEDIATE transaction, so two servers
 /// starting at once agree on one secret.
 pub fn load_or_create_secret(conn: &mut Conn) -> Result<Secret, Error> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction(Behavior::Immediate)?;
     let stored = meta::get(&tx, SECRET_KEY)?;
     let secret = match stored.as_deref().and_then(unhex) {
         Some(bytes) if bytes.len() == 32 => {

@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
+use crate::db::{params, OptionalExtension, Row};
 use api_types::agent::DriverStatus;
 use api_types::nodes::{GpuIdentity, NodeInfo, NodeSource, RegisterNode};
-use rusqlite::{params, OptionalExtension, Row};
 
 use super::names::{check_name, check_token, check_url};
 use crate::store::sql::{json_array, json_list};
@@ -165,10 +165,8 @@ pub fn delete(conn: &Conn, name: &str) -> Result<bool, Error> {
 const COLUMNS: &str = "name, url, token, source, interval_secs, driver, simulated, gpus, \
                        last_heartbeat_ms";
 
-fn record(r: &Row<'_>) -> rusqlite::Result<NodeRecord> {
-    let bad = |i: usize, e: serde_json::Error| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    };
+fn record(r: &Row<'_>) -> crate::db::Result<NodeRecord> {
+    let bad = |i: usize, e: serde_json::Error| crate::db::DbError::column(i, e);
     let driver: Option<String> = r.get(5)?;
     let gpus: String = r.get(7)?;
     let source: String = r.get(3)?;

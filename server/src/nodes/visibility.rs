@@ -29,7 +29,7 @@ fn watchable_names(conn: &Conn, caller: &Caller) -> Result<Option<HashSet<String
         readable.sql
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(readable.params.iter()), |r| {
+    let rows = stmt.query_map(crate::db::params_from_iter(readable.params.iter()), |r| {
         r.get::<_, String>(0)
     })?;
     let mut names = HashSet::new();

@@ -1,8 +1,8 @@
 //! What the Share dialog shows: an experiment's explicit grants by name, the access its path
 //! gives in words, and the users and groups a picker may offer.
 
+use crate::db::Conn;
 use api_types::{Grant, Level, Principal, PrincipalKind};
-use rusqlite::Connection;
 
 use super::levels::level_from_db;
 use super::rules::{scope, Scope, SHARED_PREFIX, USERS_PREFIX};
@@ -11,7 +11,7 @@ use crate::Error;
 
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
 /// Level-0 (`NO_PERMISSIONS`) grants come back with `None`.
-pub fn list_grants(conn: &Connection, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
+pub fn list_grants(conn: &Conn, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT 'user', u.username, g.level FROM experiment_grants g
            JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
@@ -73,11 +73,7 @@ pub fn implicit_access(id: i64, name: &str, all: &[(Principal, Option<Level>)]) 
 
 /// Enabled users and groups whose name contains `q` (case-insensitive), users first, at most
 /// `limit`.
-pub fn search_principals(
-    conn: &Connection,
-    q: &str,
-    limit: usize,
-) -> Result<Vec<Principal>, Error> {
+pub fn search_principals(conn: &Conn, q: &str, limit: usize) -> Result<Vec<Principal>, Error> {
     let needle = q.to_lowercase();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT 'user', username FROM users WHERE disabled = 0 AND {}
@@ -88,7 +84,7 @@ pub fn search_principals(
         contains("lower(name)", "?1")
     ))?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = stmt.query_map(rusqlite::params![needle, limit], |r| {
+    let rows = stmt.query_map(crate::db::params![needle, limit], |r| {
         let kind = match r.get::<_, String>(0)?.as_str() {
             "group" => PrincipalKind::Group,
             _ => PrincipalKind::User,

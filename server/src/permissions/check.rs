@@ -2,8 +2,8 @@
 //! 403 with the names of those who can grant access for existing but refused ones), and the
 //! rules for creating and renaming experiments.
 
+use crate::db::{Conn, OptionalExtension};
 use api_types::Level;
-use rusqlite::{Connection, OptionalExtension};
 
 use super::rules::{
     experiment_name, level_on, path_owner, scope, DEFAULT_EXPERIMENT, USERS_PREFIX,
@@ -31,7 +31,7 @@ pub fn level_name(level: Level) -> &'static str {
 
 /// Checks that the caller has at least `need` on experiment `id`.
 pub fn require_experiment(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     id: i64,
     need: Level,
@@ -50,7 +50,7 @@ pub fn require_experiment(
 
 /// Checks that the caller has at least `need` on the experiment of run `run_id`.
 pub fn require_run(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     run_id: &str,
     need: Level,
@@ -65,7 +65,7 @@ pub fn require_run(
 
 /// The refusal for a caller holding `have` where `need` was required.
 fn denied(
-    conn: &Connection,
+    conn: &Conn,
     id: i64,
     name: &str,
     have: Option<Level>,
@@ -86,7 +86,7 @@ fn denied(
 
 /// Who can grant access to experiment `id`: the owner of its `/Users/<owner>/` path, users
 /// with CAN_MANAGE (directly or through a group), then admins; enabled accounts only.
-pub fn grantors(conn: &Connection, id: i64, name: &str) -> Result<Vec<String>, Error> {
+pub fn grantors(conn: &Conn, id: i64, name: &str) -> Result<Vec<String>, Error> {
     let mut out: Vec<String> = Vec::new();
     let mut stmt = conn.prepare_cached(
         "SELECT username FROM users WHERE disabled = 0 AND (username = ?1
@@ -98,7 +98,7 @@ pub fn grantors(conn: &Connection, id: i64, name: &str) -> Result<Vec<String>, E
           ORDER BY username <> ?1, username",
     )?;
     let owner = path_owner(name).unwrap_or("");
-    for name in stmt.query_map(rusqlite::params![owner, id], |r| r.get(0))? {
+    for name in stmt.query_map(crate::db::params![owner, id], |r| r.get(0))? {
         out.push(name?);
     }
     let mut admins = conn.prepare_cached(
@@ -140,7 +140,7 @@ pub fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
 /// (same owner folder, or both shared, or neither), else CAN_MANAGE, since moving it would
 /// change who can see it.
 pub fn require_rename(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     id: i64,
     new_name: &str,

@@ -1,7 +1,7 @@
 //! Explicit experiment grants (`experiment_grants`): write, revoke, and the level encoding.
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::{params, Connection, OptionalExtension};
 
 pub use super::levels::{level_from_db, level_to_db};
 use crate::Error;
@@ -15,7 +15,7 @@ pub(crate) fn kind_str(kind: PrincipalKind) -> &'static str {
 }
 
 /// The `user_id` or `group_id` of a principal; 404 with a clear message when unknown.
-pub fn principal_id(conn: &Connection, principal: &Principal) -> Result<i64, Error> {
+pub fn principal_id(conn: &Conn, principal: &Principal) -> Result<i64, Error> {
     let (sql, what) = match principal.kind {
         PrincipalKind::User => ("SELECT user_id FROM users WHERE username = ?1", "User"),
         PrincipalKind::Group => ("SELECT group_id FROM groups WHERE name = ?1", "Group"),
@@ -25,7 +25,7 @@ pub fn principal_id(conn: &Connection, principal: &Principal) -> Result<i64, Err
         .ok_or_else(|| Error::NotFound(format!("{what} '{}' does not exist.", principal.name)))
 }
 
-fn ensure_experiment(conn: &Connection, experiment_id: i64) -> Result<(), Error> {
+fn ensure_experiment(conn: &Conn, experiment_id: i64) -> Result<(), Error> {
     let found: Option<i64> = conn
         .query_row(
             "SELECT experiment_id FROM experiments WHERE experiment_id = ?1",
@@ -42,7 +42,7 @@ fn ensure_experiment(conn: &Connection, experiment_id: i64) -> Result<(), Error>
 /// level 0 (MLflow `NO_PERMISSIONS`), which also removes the implicit access of shared paths.
 /// Unknown experiment, user or group: `Error::NotFound`.
 pub fn set_grant(
-    conn: &Connection,
+    conn: &Conn,
     experiment_id: i64,
     principal: &Principal,
     level: Option<Level>,
@@ -68,11 +68,7 @@ pub fn set_grant(
 
 /// Removes `principal`'s explicit grant on an experiment. Unknown experiment, user or group,
 /// or no such grant: `Error::NotFound`.
-pub fn revoke_grant(
-    conn: &Connection,
-    experiment_id: i64,
-    principal: &Principal,
-) -> Result<(), Error> {
+pub fn revoke_grant(conn: &Conn, experiment_id: i64, principal: &Principal) -> Result<(), Error> {
     ensure_experiment(conn, experiment_id)?;
     protect_owner(conn, experiment_id, principal)?;
     let id = principal_id(conn, principal)?;
@@ -92,11 +88,7 @@ pub fn revoke_grant(
 
 /// Refuses to take access away from an experiment's owner (`<name>` of its
 /// `/Users/<name>/...` path): nobody, not even an admin, can lock an owner out.
-fn protect_owner(
-    conn: &Connection,
-    experiment_id: i64,
-    principal: &Principal,
-) -> Result<(), Error> {
+fn protect_owner(conn: &Conn, experiment_id: i64, principal: &Principal) -> Result<(), Error> {
     if principal.kind != PrincipalKind::User {
         return Ok(());
     }
@@ -112,7 +104,7 @@ fn protect_owner(
 
 /// Removes every grant held by user `user_id` (their account is being deleted; grants name
 /// principals by id, with no foreign key to cascade).
-pub fn delete_user_grants(conn: &Connection, user_id: i64) -> Result<(), Error> {
+pub fn delete_user_grants(conn: &Conn, user_id: i64) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM experiment_grants WHERE principal_kind = 'user' AND principal_id = ?1",
         [user_id],
@@ -121,7 +113,7 @@ pub fn delete_user_grants(conn: &Connection, user_id: i64) -> Result<(), Error> 
 }
 
 /// Writes the creator's CAN_MANAGE grant on a new experiment.
-pub fn grant_creator(conn: &Connection, experiment_id: i64, user_id: i64) -> Result<(), Error> {
+pub fn grant_creator(conn: &Conn, experiment_id: i64, user_id: i64) -> Result<(), Error> {
     conn.execute(
         "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
          VALUES (?1, 'user', ?2, 3)

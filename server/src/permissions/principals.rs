@@ -1,15 +1,15 @@
 //! Principals as the rules see them: a stored user as a [`Caller`] (to answer "what may
 //! this user do"), and the effective level of anyone on an experiment by id.
 
+use crate::db::{Conn, OptionalExtension};
 use api_types::Level;
-use rusqlite::{Connection, OptionalExtension};
 
 use super::rules::{experiment_name, level_on};
 use crate::auth::{AuthMethod, Caller};
 use crate::Error;
 
 /// The user `username` as a caller (admin flag and groups from the store); 404 if unknown.
-pub fn caller_for(conn: &Connection, username: &str) -> Result<Caller, Error> {
+pub fn caller_for(conn: &Conn, username: &str) -> Result<Caller, Error> {
     let (user_id, is_admin): (i64, bool) = conn
         .prepare_cached("SELECT user_id, is_admin FROM users WHERE username = ?1")?
         .query_row([username], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -31,7 +31,7 @@ pub fn caller_for(conn: &Connection, username: &str) -> Result<Caller, Error> {
 /// The caller's level on experiment `id`: `Ok(None)` when the experiment does not exist,
 /// `Ok(Some(None))` when it exists but the caller has no access.
 pub fn experiment_level(
-    conn: &Connection,
+    conn: &Conn,
     caller: &Caller,
     id: i64,
 ) -> Result<Option<Option<Level>>, Error> {

@@ -2,7 +2,7 @@
 //! searches, counts and page tokens never see anything else. It encodes the same rules as
 //! [`super::rules::combine`]; a unit test checks that both agree.
 
-use rusqlite::types::Value;
+use crate::db::Value;
 
 use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;

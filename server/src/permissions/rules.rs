@@ -1,8 +1,8 @@
 //! The level rules: which experiments a path makes private or shared, and a caller's
 //! effective level on one experiment (admin, owner path, shared path, explicit grants).
 
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::Level;
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::levels::level_from_db;
 use crate::auth::Caller;
@@ -54,7 +54,7 @@ pub struct Explicit {
 }
 
 /// The caller's explicit grants on experiment `id`.
-pub fn explicit(conn: &Connection, caller: &Caller, id: i64) -> Result<Explicit, Error> {
+pub fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error> {
     let groups = serde_json::to_string(&caller.group_ids)
         .map_err(|e| Error::Internal(format!("encoding group ids: {e}")))?;
     let sql = format!(
@@ -92,7 +92,7 @@ pub fn combine(caller: &Caller, scope: &Scope, explicit: Explicit) -> Option<Lev
 }
 
 /// Name of experiment `id`, or `None` when no such experiment exists.
-pub fn experiment_name(conn: &Connection, id: i64) -> Result<Option<String>, Error> {
+pub fn experiment_name(conn: &Conn, id: i64) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached("SELECT name FROM experiments WHERE experiment_id = ?1")?
         .query_row([id], |r| r.get(0))
@@ -100,12 +100,7 @@ pub fn experiment_name(conn: &Connection, id: i64) -> Result<Option<String>, Err
 }
 
 /// The caller's effective level on existing experiment `id` named `name`.
-pub fn level_on(
-    conn: &Connection,
-    caller: &Caller,
-    id: i64,
-    name: &str,
-) -> Result<Option<Level>, Error> {
+pub fn level_on(conn: &Conn, caller: &Caller, id: i64, name: &str) -> Result<Option<Level>, Error> {
     if caller.is_admin {
         return Ok(Some(Level::CanManage));
     }

@@ -1,7 +1,7 @@
 //! Unit tests of the permission rules on a real (temporary) store.
 
+use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::Connection;
 
 use super::*;
 use crate::auth::{AuthMethod, Caller};
@@ -13,14 +13,17 @@ fn store() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-fn user(c: &Connection, name: &str, admin: bool) -> Caller {
-    c.execute(
-        "INSERT INTO users (username, is_admin, created) VALUES (?1, ?2, 0)",
-        rusqlite::params![name, admin],
-    )
-    .expect("user");
+fn user(c: &Conn, name: &str, admin: bool) -> Caller {
+    let user_id = c
+        .query_row(
+            "INSERT INTO users (username, is_admin, created) VALUES (?1, ?2, 0)
+             RETURNING user_id",
+            crate::db::params![name, admin],
+            |r| r.get(0),
+        )
+        .expect("user");
     Caller {
-        user_id: c.last_insert_rowid(),
+        user_id,
         username: name.into(),
         is_admin: admin,
         group_ids: Vec::new(),
@@ -28,7 +31,7 @@ fn user(c: &Connection, name: &str, admin: bool) -> Caller {
     }
 }
 
-fn experiment(c: &Connection, name: &str) -> i64 {
+fn experiment(c: &Conn, name: &str) -> i64 {
     crate::tracking::experiments::create(c, name, None, &[]).expect("experiment")
 }
 
@@ -59,11 +62,11 @@ fn levels_combine_owner_shared_grants_groups_and_admin() {
             let alice = user(c, "alice", false);
             let mut bob = user(c, "bob", false);
             let admin = user(c, "root", true);
-            c.execute(
-                "INSERT INTO groups (name, created) VALUES ('vision', 0)",
+            let gid: i64 = c.query_row(
+                "INSERT INTO groups (name, created) VALUES ('vision', 0) RETURNING group_id",
                 [],
+                |r| r.get(0),
             )?;
-            let gid = c.last_insert_rowid();
             c.execute(
                 "INSERT INTO group_members VALUES (?1, ?2)",
                 [gid, bob.user_id],
@@ -162,8 +165,11 @@ fn readable_sql_agrees_with_the_rules() {
             let mut callers = vec![user(c, "alice", false), user(c, "bob", false)];
             callers.push(user(c, "carol", false));
             callers.push(user(c, "root", true));
-            c.execute("INSERT INTO groups (name, created) VALUES ('g', 0)", [])?;
-            let gid = c.last_insert_rowid();
+            let gid: i64 = c.query_row(
+                "INSERT INTO groups (name, created) VALUES ('g', 0) RETURNING group_id",
+                [],
+                |r| r.get(0),
+            )?;
             c.execute(
                 "INSERT INTO group_members VALUES (?1, ?2)",
                 [gid, callers[2].user_id],
@@ -201,7 +207,7 @@ fn readable_sql_agrees_with_the_rules() {
                 );
                 let mut stmt = c.prepare(&sql)?;
                 let got: Vec<i64> = stmt
-                    .query_map(rusqlite::params_from_iter(cond.params), |r| r.get(0))?
+                    .query_map(crate::db::params_from_iter(cond.params), |r| r.get(0))?
                     .collect::<Result<_, _>>()?;
                 let mut want = vec![0];
                 for (id, name) in ids.iter().zip(names) {

@@ -1,13 +1,13 @@
 //! Aliases of registered models (`champion` → version 3), and `latest`.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::db::{params, Conn, OptionalExtension};
 
 use super::model::ModelVersion;
 use super::{models, validate, versions};
 use crate::Error;
 
 /// Points `alias` of `name` at `version` (which must exist), replacing its old target.
-pub fn set(conn: &Connection, name: &str, alias: &str, version: i64) -> Result<(), Error> {
+pub fn set(conn: &Conn, name: &str, alias: &str, version: i64) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::settable_alias(alias)?;
     let id = models::id_of(conn, name)?;
@@ -22,7 +22,7 @@ pub fn set(conn: &Connection, name: &str, alias: &str, version: i64) -> Result<(
 }
 
 /// Removes `alias` of `name` (a missing alias is no error, as in MLflow).
-pub fn delete(conn: &Connection, name: &str, alias: &str) -> Result<(), Error> {
+pub fn delete(conn: &Conn, name: &str, alias: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::alias(alias)?;
     let id = models::id_of(conn, name)?;
@@ -34,7 +34,7 @@ pub fn delete(conn: &Connection, name: &str, alias: &str) -> Result<(), Error> {
 }
 
 /// The version `alias` of `name` names; `latest` (any case) is the highest version.
-pub fn version_of(conn: &Connection, name: &str, alias: &str) -> Result<ModelVersion, Error> {
+pub fn version_of(conn: &Conn, name: &str, alias: &str) -> Result<ModelVersion, Error> {
     validate::model_name("name", name)?;
     validate::alias(alias)?;
     let id = models::id_of(conn, name)?;

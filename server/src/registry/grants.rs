@@ -3,9 +3,9 @@
 //! administrators, who manage every model. Nothing else gives access: a model nobody shared
 //! is its creator's (and the admins') alone.
 
+use crate::db::Value;
+use crate::db::{params, Conn, OptionalExtension};
 use api_types::{Level, Principal, PrincipalKind};
-use rusqlite::types::Value;
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::models;
 use crate::auth::Caller;
@@ -22,7 +22,7 @@ fn kind_str(kind: PrincipalKind) -> &'static str {
 
 /// The caller's effective level on registered model `id`: MANAGE for admins, else the
 /// highest of their own and their groups' grants (level 0 gives nothing).
-pub fn level(conn: &Connection, caller: &Caller, id: i64) -> Result<Option<Level>, Error> {
+pub fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Error> {
     if caller.is_admin {
         return Ok(Some(Level::CanManage));
     }
@@ -51,12 +51,7 @@ pub struct Granted {
 
 /// Checks that the caller holds at least `need` on registered model `name`. Unknown: 404
 /// in MLflow's words; refused: 403 naming the model's managers.
-pub fn require(
-    conn: &Connection,
-    caller: &Caller,
-    name: &str,
-    need: Level,
-) -> Result<Granted, Error> {
+pub fn require(conn: &Conn, caller: &Caller, name: &str, need: Level) -> Result<Granted, Error> {
     let id = models::id_of(conn, name)?;
     let have = level(conn, caller, id)?;
     match have {
@@ -79,7 +74,7 @@ pub fn require(
 
 /// Who can grant access to registered model `id`: enabled users holding MANAGE directly or
 /// through a group, then admins.
-pub fn grantors(conn: &Connection, id: i64) -> Result<Vec<String>, Error> {
+pub fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
     let mut out: Vec<String> = conn
         .prepare_cached(
             "SELECT username FROM users WHERE disabled = 0 AND (
@@ -131,7 +126,7 @@ pub fn readable_sql(caller: &Caller, id_col: &str) -> ReadableSql {
 }
 
 /// Gives the creator of registered model `id` MANAGE.
-pub fn grant_creator(conn: &Connection, id: i64, user_id: i64) -> Result<(), Error> {
+pub fn grant_creator(conn: &Conn, id: i64, user_id: i64) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO registered_model_grants \
            (registered_model_id, principal_kind, principal_id, level) VALUES (?1, 'user', ?2, 3) \
@@ -144,7 +139,7 @@ pub fn grant_creator(conn: &Connection, id: i64, user_id: i64) -> Result<(), Err
 /// The explicit grant level of `principal` on `id` (`Some(None)`: NO_PERMISSIONS; `None`:
 /// no grant). Unknown user or group: 404.
 pub fn grant_of(
-    conn: &Connection,
+    conn: &Conn,
     id: i64,
     principal: &Principal,
 ) -> Result<Option<Option<Level>>, Error> {
@@ -162,7 +157,7 @@ pub fn grant_of(
 /// Grants `principal` `level` on `id` (`None`: NO_PERMISSIONS), replacing an earlier grant.
 /// Unknown user or group: 404.
 pub fn set_grant(
-    conn: &Connection,
+    conn: &Conn,
     id: i64,
     principal: &Principal,
     level: Option<Level>,
@@ -185,7 +180,7 @@ pub fn set_grant(
 
 /// Removes `principal`'s grant on `id`; returns whether there was one. Unknown user or
 /// group: 404.
-pub fn revoke(conn: &Connection, id: i64, principal: &Principal) -> Result<bool, Error> {
+pub fn revoke(conn: &Conn, id: i64, principal: &Principal) -> Result<bool, Error> {
     let pid = principal_id(conn, principal)?;
     let n = conn
         .prepare_cached(

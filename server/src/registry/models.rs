@@ -1,6 +1,6 @@
 //! Registered models: create, read, describe, rename, delete, and their tags.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 
 pub use super::ids::{find_id, id_of, not_found, touch};
 use super::model::RegisteredModel;
@@ -13,7 +13,7 @@ pub const COLUMNS: &str =
     "r.registered_model_id, r.name, r.description, r.creator, r.creation_time, r.last_updated_time";
 
 /// A registered model's row, without tags, aliases or versions.
-pub fn from_row(r: &Row<'_>) -> rusqlite::Result<RegisteredModel> {
+pub fn from_row(r: &Row<'_>) -> crate::db::Result<RegisteredModel> {
     Ok(RegisteredModel {
         id: r.get(0)?,
         name: r.get(1)?,
@@ -30,7 +30,7 @@ pub fn from_row(r: &Row<'_>) -> rusqlite::Result<RegisteredModel> {
 /// Creates registered model `name` by `creator` (a username); returns its id. A taken
 /// name is MLflow's RESOURCE_ALREADY_EXISTS.
 pub fn create(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     description: Option<&str>,
     tags: &[(String, String)],
@@ -64,7 +64,7 @@ fn already_exists(name: &str) -> Error {
 }
 
 /// Registered model `name` with its tags, aliases and latest version per stage.
-pub fn get(conn: &Connection, name: &str) -> Result<RegisteredModel, Error> {
+pub fn get(conn: &Conn, name: &str) -> Result<RegisteredModel, Error> {
     validate::model_name("name", name)?;
     let m = conn
         .prepare_cached(&format!(
@@ -77,7 +77,7 @@ pub fn get(conn: &Connection, name: &str) -> Result<RegisteredModel, Error> {
 }
 
 /// Fills a model's tags, aliases and latest versions.
-pub fn load(conn: &Connection, mut m: RegisteredModel) -> Result<RegisteredModel, Error> {
+pub fn load(conn: &Conn, mut m: RegisteredModel) -> Result<RegisteredModel, Error> {
     m.tags = conn
         .prepare_cached(
             "SELECT key, value FROM registered_model_tags WHERE registered_model_id = ?1 \
@@ -98,7 +98,7 @@ pub fn load(conn: &Connection, mut m: RegisteredModel) -> Result<RegisteredModel
 
 /// Sets (or with `None` clears) the description of `name`.
 pub fn set_description(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     description: Option<&str>,
 ) -> Result<RegisteredModel, Error> {
@@ -115,7 +115,7 @@ pub fn set_description(
 }
 
 /// Renames `name` to `new_name`; its versions, tags, aliases and grants go along.
-pub fn rename(conn: &Connection, name: &str, new_name: &str) -> Result<RegisteredModel, Error> {
+pub fn rename(conn: &Conn, name: &str, new_name: &str) -> Result<RegisteredModel, Error> {
     validate::model_name("new_name", new_name)?;
     let id = id_of(conn, name)?;
     if new_name != name && find_id(conn, new_name)?.is_some() {
@@ -135,14 +135,14 @@ pub fn rename(conn: &Connection, name: &str, new_name: &str) -> Result<Registere
 }
 
 /// Deletes `name` with its versions, tags, aliases and grants.
-pub fn delete(conn: &Connection, name: &str) -> Result<(), Error> {
+pub fn delete(conn: &Conn, name: &str) -> Result<(), Error> {
     let id = id_of(conn, name)?;
     conn.prepare_cached("DELETE FROM registered_models WHERE registered_model_id = ?1")?
         .execute([id])?;
     Ok(())
 }
 
-fn set_tag_of(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(), Error> {
+fn set_tag_of(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO registered_model_tags (registered_model_id, key, value) \
          VALUES (?1, ?2, ?3) \
@@ -153,7 +153,7 @@ fn set_tag_of(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(), 
 }
 
 /// Sets tag `key` of `name`.
-pub fn set_tag(conn: &Connection, name: &str, key: &str, value: &str) -> Result<(), Error> {
+pub fn set_tag(conn: &Conn, name: &str, key: &str, value: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::tag(key, value)?;
     let id = id_of(conn, name)?;
@@ -161,7 +161,7 @@ pub fn set_tag(conn: &Connection, name: &str, key: &str, value: &str) -> Result<
 }
 
 /// Deletes tag `key` of `name` (a missing tag is no error, as in MLflow).
-pub fn delete_tag(conn: &Connection, name: &str, key: &str) -> Result<(), Error> {
+pub fn delete_tag(conn: &Conn, name: &str, key: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     crate::tracking::validation::validate_key("key", key)?;
     let id = id_of(conn, name)?;
@@ -176,7 +176,7 @@ pub fn delete_tag(conn: &Connection, name: &str, key: &str) -> Result<(), Error>
 /// contains `needle` (case-insensitive, Unicode-aware; empty: all), by name, skipping
 /// `offset`, at most `limit`, each with its tags, aliases and latest versions.
 pub fn list(
-    conn: &Connection,
+    conn: &Conn,
     readable: &crate::permissions::ReadableSql,
     needle: &str,
     offset: usize,
@@ -189,7 +189,10 @@ pub fn list(
     );
     let all: Vec<RegisteredModel> = conn
         .prepare_cached(&sql)?
-        .query_map(rusqlite::params_from_iter(readable.params.iter()), from_row)?
+        .query_map(
+            crate::db::params_from_iter(readable.params.iter()),
+            from_row,
+        )?
         .collect::<Result<_, _>>()?;
     all.into_iter()
         .filter(|m| m.name.to_lowercase().contains(&needle))

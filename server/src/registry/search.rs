@@ -2,8 +2,8 @@
 //! `tags.<key>`; for versions also `run_id`, `source_path`, `version_number`) and order_by,
 //! compiled to parameterised SQL, restricted to what the caller may read.
 
-use rusqlite::types::Value;
-use rusqlite::Connection;
+use crate::db::Conn;
+use crate::db::Value;
 
 use super::model::{ModelVersion, RegisteredModel};
 use super::{models, versions};
@@ -296,7 +296,7 @@ impl Query {
 /// `grants::readable_sql`) matching `filter`, ordered by `order_by` (default by name),
 /// skipping `offset`, at most `limit`, each with its tags, aliases and latest versions.
 pub fn search_models(
-    conn: &Connection,
+    conn: &Conn,
     readable: &ReadableSql,
     filter: &str,
     order_by: &[String],
@@ -326,7 +326,7 @@ pub fn search_models(
     let q = q.page(&models_order(order_by)?, offset, limit);
     let rows: Vec<RegisteredModel> = conn
         .prepare_cached(&q.sql)?
-        .query_map(rusqlite::params_from_iter(q.params), models::from_row)?
+        .query_map(crate::db::params_from_iter(q.params), models::from_row)?
         .collect::<Result<_, _>>()?;
     rows.into_iter().map(|m| models::load(conn, m)).collect()
 }
@@ -336,7 +336,7 @@ pub fn search_models(
 /// updated first, then name, then version descending), skipping `offset`, at most `limit`,
 /// each with its tags and aliases.
 pub fn search_versions(
-    conn: &Connection,
+    conn: &Conn,
     readable: &ReadableSql,
     filter: &str,
     order_by: &[String],
@@ -357,7 +357,7 @@ pub fn search_versions(
     let q = q.page(&versions_order(order_by)?, offset, limit);
     let rows: Vec<(i64, ModelVersion)> = conn
         .prepare_cached(&q.sql)?
-        .query_map(rusqlite::params_from_iter(q.params), versions::from_row)?
+        .query_map(crate::db::params_from_iter(q.params), versions::from_row)?
         .collect::<Result<_, _>>()?;
     rows.into_iter()
         .map(|(id, mv)| versions::load(conn, id, mv, true))

@@ -4,7 +4,7 @@
 //! version), `runs:/<run_id>/<path>`, `mlflow-artifacts:/...` (inside the run's or logged
 //! model's artifact root), or any other remote URI. Local paths and `..` are refused.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::{aliases, versions};
 use crate::Error;
@@ -263,7 +263,7 @@ pub fn anchors(req: &Request) -> Vec<Anchor> {
 
 /// A logged model's (artifact location, source run), or `None` when there is no such
 /// (active) model.
-fn logged_model(conn: &Connection, id: &str) -> Result<Option<(String, Option<String>)>, Error> {
+fn logged_model(conn: &Conn, id: &str) -> Result<Option<(String, Option<String>)>, Error> {
     match crate::models::logged::get(conn, id) {
         Ok(m) => Ok(Some((m.artifact_uri, m.source_run_id))),
         Err(Error::NotFound(_)) => Ok(None),
@@ -272,8 +272,8 @@ fn logged_model(conn: &Connection, id: &str) -> Result<Option<(String, Option<St
 }
 
 /// A run's artifact URI, or `None` when there is no such run.
-fn run_artifact_uri(conn: &Connection, run_id: &str) -> Result<Option<String>, Error> {
-    use rusqlite::OptionalExtension;
+fn run_artifact_uri(conn: &Conn, run_id: &str) -> Result<Option<String>, Error> {
+    use crate::db::OptionalExtension;
     Ok(conn
         .prepare_cached("SELECT artifact_uri FROM runs WHERE run_uuid = ?1")?
         .query_row([run_id], |r| r.get(0))
@@ -281,7 +281,7 @@ fn run_artifact_uri(conn: &Connection, run_id: &str) -> Result<Option<String>, E
 }
 
 /// Checks `req` and works out what the new version stores.
-pub fn resolve(conn: &Connection, req: &Request) -> Result<Resolved, Error> {
+pub fn resolve(conn: &Conn, req: &Request) -> Result<Resolved, Error> {
     let source = req.source.as_str();
     let run_id = present(&req.run_id).map(str::to_string);
     let model_id = present(&req.model_id).map(str::to_string);
@@ -337,7 +337,7 @@ pub fn resolve(conn: &Connection, req: &Request) -> Result<Resolved, Error> {
 
 /// A local path: only inside a local artifact root of the run or logged model named.
 fn resolve_local(
-    conn: &Connection,
+    conn: &Conn,
     source: &str,
     run_id: Option<String>,
     model_id: Option<String>,
@@ -374,7 +374,7 @@ fn resolve_local(
 
 /// A `models:/` source: a logged model (its artifact location) or another registered
 /// version (stored as `models:/<name>/<version>`, its files and lineage).
-fn resolve_models(conn: &Connection, req: &Request, uri: ModelsUri) -> Result<Resolved, Error> {
+fn resolve_models(conn: &Conn, req: &Request, uri: ModelsUri) -> Result<Resolved, Error> {
     let source = req.source.as_str();
     let run_id = present(&req.run_id).map(str::to_string);
     let model_id = present(&req.model_id).map(str::to_string);

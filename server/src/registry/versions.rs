@@ -1,6 +1,6 @@
 //! Model versions: register, read, describe, move between stages, delete, and their tags.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 
 use super::model::{ModelVersion, Stage};
 use super::{ids, validate};
@@ -13,7 +13,7 @@ pub const COLUMNS: &str = "r.name, v.version, v.source, v.storage_location, v.ru
      v.last_updated_time, v.registered_model_id";
 
 /// A version's row, without tags or aliases, and its registered model's id.
-pub fn from_row(r: &Row<'_>) -> rusqlite::Result<(i64, ModelVersion)> {
+pub fn from_row(r: &Row<'_>) -> crate::db::Result<(i64, ModelVersion)> {
     let stage: String = r.get(8)?;
     let mv = ModelVersion {
         name: r.get(0)?,
@@ -65,7 +65,7 @@ pub struct NewVersion {
 }
 
 /// Registers the next version of `name`.
-pub fn create(conn: &Connection, name: &str, new: &NewVersion) -> Result<ModelVersion, Error> {
+pub fn create(conn: &Conn, name: &str, new: &NewVersion) -> Result<ModelVersion, Error> {
     validate::model_name("name", name)?;
     validate::description(&new.description)?;
     for (k, v) in &new.tags {
@@ -103,7 +103,7 @@ pub fn create(conn: &Connection, name: &str, new: &NewVersion) -> Result<ModelVe
 }
 
 /// The id of `name` and the version's row (404 for either missing).
-fn row(conn: &Connection, name: &str, version: i64) -> Result<(i64, ModelVersion), Error> {
+fn row(conn: &Conn, name: &str, version: i64) -> Result<(i64, ModelVersion), Error> {
     validate::model_name("name", name)?;
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM model_versions v \
@@ -116,14 +116,14 @@ fn row(conn: &Connection, name: &str, version: i64) -> Result<(i64, ModelVersion
 }
 
 /// Version `version` of `name` with its tags and aliases.
-pub fn get(conn: &Connection, name: &str, version: i64) -> Result<ModelVersion, Error> {
+pub fn get(conn: &Conn, name: &str, version: i64) -> Result<ModelVersion, Error> {
     let (id, mv) = row(conn, name, version)?;
     load(conn, id, mv, true)
 }
 
 /// Fills a version's tags (and its aliases when `aliases`).
 pub fn load(
-    conn: &Connection,
+    conn: &Conn,
     id: i64,
     mut mv: ModelVersion,
     aliases: bool,
@@ -149,7 +149,7 @@ pub fn load(
 
 /// Every version of registered model `id`, newest first, with tags and
 /// aliases.
-pub fn all_of(conn: &Connection, id: i64) -> Result<Vec<ModelVersion>, Error> {
+pub fn all_of(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
     let rows: Vec<(i64, ModelVersion)> = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM model_versions v \
@@ -165,7 +165,7 @@ pub fn all_of(conn: &Connection, id: i64) -> Result<Vec<ModelVersion>, Error> {
 
 /// The latest version of each stage of registered model `id`, by version, with tags (no
 /// aliases: MLflow's `latest_versions`).
-pub fn latest_per_stage(conn: &Connection, id: i64) -> Result<Vec<ModelVersion>, Error> {
+pub fn latest_per_stage(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
     let rows: Vec<(i64, ModelVersion)> = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM model_versions v \
@@ -186,7 +186,7 @@ pub fn latest_per_stage(conn: &Connection, id: i64) -> Result<Vec<ModelVersion>,
 /// The latest version per stage of `name`, limited to `stages` (all when empty), with
 /// their aliases (`get-latest-versions`).
 pub fn latest_versions(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     stages: &[Stage],
 ) -> Result<Vec<ModelVersion>, Error> {
@@ -202,7 +202,7 @@ pub fn latest_versions(
 
 /// Sets (or with `None` clears) the description of a version.
 pub fn set_description(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     version: i64,
     description: Option<&str>,
@@ -221,7 +221,7 @@ pub fn set_description(
 /// Moves a version to `stage`; with `archive_existing`, the other versions in that stage
 /// move to Archived (only for Staging and Production).
 pub fn transition(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     version: i64,
     stage: Stage,
@@ -254,7 +254,7 @@ pub fn transition(
 }
 
 /// Deletes a version with its tags and aliases; its number is never given again.
-pub fn delete(conn: &Connection, name: &str, version: i64) -> Result<(), Error> {
+pub fn delete(conn: &Conn, name: &str, version: i64) -> Result<(), Error> {
     let (id, _) = row(conn, name, version)?;
     conn.prepare_cached(
         "DELETE FROM model_versions WHERE registered_model_id = ?1 AND version = ?2",
@@ -264,17 +264,11 @@ pub fn delete(conn: &Connection, name: &str, version: i64) -> Result<(), Error> 
 }
 
 /// Where a version's files are (`get-download-uri`).
-pub fn download_uri(conn: &Connection, name: &str, version: i64) -> Result<String, Error> {
+pub fn download_uri(conn: &Conn, name: &str, version: i64) -> Result<String, Error> {
     Ok(row(conn, name, version)?.1.storage_location)
 }
 
-fn set_tag_of(
-    conn: &Connection,
-    id: i64,
-    version: i64,
-    key: &str,
-    value: &str,
-) -> Result<(), Error> {
+fn set_tag_of(conn: &Conn, id: i64, version: i64, key: &str, value: &str) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO model_version_tags (registered_model_id, version, key, value) \
          VALUES (?1, ?2, ?3, ?4) \
@@ -285,20 +279,14 @@ fn set_tag_of(
 }
 
 /// Sets tag `key` of a version.
-pub fn set_tag(
-    conn: &Connection,
-    name: &str,
-    version: i64,
-    key: &str,
-    value: &str,
-) -> Result<(), Error> {
+pub fn set_tag(conn: &Conn, name: &str, version: i64, key: &str, value: &str) -> Result<(), Error> {
     validate::tag(key, value)?;
     let (id, _) = row(conn, name, version)?;
     set_tag_of(conn, id, version, key, value)
 }
 
 /// Deletes tag `key` of a version (a missing tag is no error, as in MLflow).
-pub fn delete_tag(conn: &Connection, name: &str, version: i64, key: &str) -> Result<(), Error> {
+pub fn delete_tag(conn: &Conn, name: &str, version: i64, key: &str) -> Result<(), Error> {
     crate::tracking::validation::validate_key("key", key)?;
     let (id, _) = row(conn, name, version)?;
     conn.prepare_cached(
@@ -310,7 +298,7 @@ pub fn delete_tag(conn: &Connection, name: &str, version: i64, key: &str) -> Res
 }
 
 /// How many versions registered model `id` has, and the highest version number.
-pub fn count_and_latest(conn: &Connection, id: i64) -> Result<(u64, Option<i64>), Error> {
+pub fn count_and_latest(conn: &Conn, id: i64) -> Result<(u64, Option<i64>), Error> {
     Ok(conn
         .prepare_cached(
             "SELECT count(*), max(version) FROM model_versions WHERE registered_model_id = ?1",
@@ -325,7 +313,7 @@ pub const MODEL_VERSIONS_TAG: &str = "mlflow.modelVersions";
 /// of `{"name", "version"}`), as MLflow's server does when it registers a logged model
 /// (nothing when the logged model was deleted since).
 pub fn tag_logged_model(
-    conn: &Connection,
+    conn: &Conn,
     model_id: &str,
     name: &str,
     version: i64,

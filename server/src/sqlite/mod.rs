@@ -9,16 +9,45 @@ pub mod sql;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use r2d2::{HandleError, Pool};
+use r2d2::{HandleError, ManageConnection, Pool};
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::Connection;
 
+use crate::db::DbError;
 use crate::Error;
 
-/// The connection domain functions take (`tracking::runs::get(conn, ..)`). Handlers, the
-/// CLI and the demo name only this alias, never the driver, so a PostgreSQL store can
-/// replace it without touching them.
-pub type Conn = rusqlite::Connection;
+/// The connection domain functions take (`tracking::runs::get(conn, ..)`): the database
+/// seam's [`crate::db::Conn`]. Nothing outside `db` and this module names the driver.
+pub type Conn = crate::db::Conn;
+
+/// A pool of SQLite connections handed out as [`Conn`]s.
+pub type SqlitePool = Pool<Manager>;
+
+/// The pool's connection manager: r2d2_sqlite's, each new connection wrapped as a [`Conn`]
+/// and set up by `init`.
+#[derive(Debug)]
+pub struct Manager {
+    inner: SqliteConnectionManager,
+    init: fn(&Conn) -> crate::db::Result<()>,
+}
+
+impl ManageConnection for Manager {
+    type Connection = Conn;
+    type Error = DbError;
+
+    fn connect(&self) -> Result<Conn, DbError> {
+        let conn = Conn::from_sqlite(self.inner.connect()?);
+        retry_busy(BUSY_TIMEOUT, || (self.init)(&conn))?;
+        Ok(conn)
+    }
+
+    fn is_valid(&self, conn: &mut Conn) -> Result<(), DbError> {
+        Ok(self.inner.is_valid(conn.sqlite_mut())?)
+    }
+
+    fn has_broken(&self, conn: &mut Conn) -> bool {
+        self.inner.has_broken(conn.sqlite_mut())
+    }
+}
 
 /// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -30,15 +59,13 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// busy timeout alone does not cover them.
 pub(crate) fn retry_busy<T>(
     timeout: Duration,
-    mut f: impl FnMut() -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
+    mut f: impl FnMut() -> crate::db::Result<T>,
+) -> crate::db::Result<T> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
         match f() {
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
-            {
+            Err(e) if e.is_busy() && Instant::now() < deadline => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
@@ -50,7 +77,7 @@ pub(crate) fn retry_busy<T>(
 /// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
 /// too) and returns the journal mode now in force, retrying `SQLITE_BUSY` for as long as
 /// the busy timeout allows (see [`retry_busy`]).
-pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
+pub(crate) fn switch_to_wal(c: &Conn) -> crate::db::Result<String> {
     retry_busy(BUSY_TIMEOUT, || {
         c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
     })
@@ -61,8 +88,8 @@ pub(crate) fn switch_to_wal(c: &Connection) -> rusqlite::Result<String> {
 #[derive(Debug)]
 pub(crate) struct LogPoolErrors(pub &'static str);
 
-impl HandleError<rusqlite::Error> for LogPoolErrors {
-    fn handle_error(&self, error: rusqlite::Error) {
+impl HandleError<DbError> for LogPoolErrors {
+    fn handle_error(&self, error: DbError) {
         tracing::error!("{} connection: {error}", self.0);
     }
 }
@@ -77,17 +104,19 @@ impl HandleError<rusqlite::Error> for LogPoolErrors {
 pub(crate) fn prepared_pool<T>(
     path: &Path,
     size: u32,
-    init: fn(&mut Connection) -> rusqlite::Result<()>,
-    prepare: impl FnOnce(&mut Connection) -> Result<T, Error>,
-    errors: Box<dyn HandleError<rusqlite::Error>>,
-) -> Result<(Pool<SqliteConnectionManager>, T), Error> {
+    init: fn(&Conn) -> crate::db::Result<()>,
+    prepare: impl FnOnce(&mut Conn) -> Result<T, Error>,
+    errors: Box<dyn HandleError<DbError>>,
+) -> Result<(SqlitePool, T), Error> {
     let cannot_open = |e: &dyn std::fmt::Display| {
         Error::Internal(format!("cannot open database {}: {e}", path.display()))
     };
-    let mut first = Connection::open(path).map_err(|e| cannot_open(&e))?;
+    let mut first = Conn::open_sqlite(path).map_err(|e| cannot_open(&e))?;
     let prepared = prepare(&mut first)?;
-    let manager = SqliteConnectionManager::file(path)
-        .with_init(move |c| retry_busy(BUSY_TIMEOUT, || init(c)));
+    let manager = Manager {
+        inner: SqliteConnectionManager::file(path),
+        init,
+    };
     let pool = Pool::builder()
         .max_size(size)
         .connection_timeout(BUSY_TIMEOUT)
@@ -102,8 +131,11 @@ pub(crate) fn prepared_pool<T>(
 mod tests {
     use super::*;
 
-    fn busy() -> rusqlite::Error {
-        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None)
+    fn busy() -> DbError {
+        DbError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            None,
+        ))
     }
 
     #[test]
@@ -119,14 +151,14 @@ mod tests {
         });
         assert_eq!(got.unwrap(), 4);
         let started = Instant::now();
-        let got: rusqlite::Result<()> = retry_busy(Duration::from_millis(100), || Err(busy()));
+        let got: crate::db::Result<()> = retry_busy(Duration::from_millis(100), || Err(busy()));
         assert!(got.is_err());
         assert!(started.elapsed() < Duration::from_secs(2));
         // Other errors are not retried.
         let mut calls = 0;
-        let got: rusqlite::Result<()> = retry_busy(Duration::from_secs(5), || {
+        let got: crate::db::Result<()> = retry_busy(Duration::from_secs(5), || {
             calls += 1;
-            Err(rusqlite::Error::InvalidQuery)
+            Err(DbError::Sqlite(rusqlite::Error::InvalidQuery))
         });
         assert!(got.is_err());
         assert_eq!(calls, 1);

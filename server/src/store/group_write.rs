@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use crate::error::Error;
 
@@ -28,7 +28,7 @@ type Ran = (bool, Finish);
 type Finish = Box<dyn FnOnce(Result<(), String>) + Send>;
 /// A queued write: runs on the group's transaction, or, given why there is none, only
 /// delivers that error.
-type Job = Box<dyn FnOnce(Result<&Connection, String>) -> Ran + Send>;
+type Job = Box<dyn FnOnce(Result<&Conn, String>) -> Ran + Send>;
 /// Where a write's result lands (filled by whoever ran its group).
 type Slot<T> = Arc<Mutex<Option<Result<T, Error>>>>;
 
@@ -49,17 +49,16 @@ impl GroupWriter {
     /// until the group has committed. `conn` gives the turn holder a connection.
     pub fn write<T, F>(
         &self,
-        conn: impl FnOnce()
-            -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>, Error>,
+        conn: impl FnOnce() -> Result<r2d2::PooledConnection<crate::sqlite::Manager>, Error>,
         f: F,
     ) -> Result<T, Error>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
     {
         let slot: Slot<T> = Arc::default();
         let landing = Arc::clone(&slot);
-        let job: Job = Box::new(move |c: Result<&Connection, String>| {
+        let job: Job = Box::new(move |c: Result<&Conn, String>| {
             let out = c.map_err(Error::Internal).and_then(f);
             let ok = out.is_ok();
             let finish: Finish = Box::new(move |commit| {
@@ -112,8 +111,8 @@ fn fail_all(jobs: Vec<Job>, why: &str) {
 
 /// Runs `jobs` in one IMMEDIATE transaction, each in a savepoint, commits, and delivers
 /// every result. A job that panics is rolled back and its caller gets "lost".
-fn run_group(conn: &mut Connection, jobs: Vec<Job>) {
-    let tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
+fn run_group(conn: &mut Conn, jobs: Vec<Job>) {
+    let tx = match conn.transaction(crate::db::Behavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => return fail_all(jobs, &format!("database write: {e}")),
     };
@@ -155,7 +154,7 @@ mod tests {
     use std::thread;
     use std::time::Duration;
 
-    use rusqlite::params;
+    use crate::db::params;
 
     use super::{lock, GroupWriter};
     use crate::error::Error;

@@ -8,7 +8,7 @@
 //! Later migrations are plain DDL that runs exactly once. Never edit a released migration;
 //! add the next number.
 
-use rusqlite::{params, Connection, TransactionBehavior};
+use crate::db::{params, Behavior, Conn};
 
 use crate::util::now_ms;
 use crate::Error;
@@ -74,8 +74,8 @@ pub struct Outcome {
 /// Brings the database up to the latest version, in one IMMEDIATE transaction (so two
 /// processes starting at once, e.g. `serve` and a CLI command, migrate one after the other).
 /// A database at a version newer than this build knows is refused, never touched.
-pub fn migrate(conn: &mut Connection) -> Result<Outcome, Error> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
+    let tx = conn.transaction(Behavior::Immediate)?;
     let legacy = is_legacy(&tx)?;
     tx.execute_batch(MIGRATIONS_TABLE)?;
     let current: i64 = tx.query_row(
@@ -113,7 +113,7 @@ pub fn migrate(conn: &mut Connection) -> Result<Outcome, Error> {
 }
 
 /// True when the database has runlens tables but no `schema_migrations` (made by 0.1.0).
-fn is_legacy(conn: &Connection) -> Result<bool, Error> {
+fn is_legacy(conn: &Conn) -> Result<bool, Error> {
     let exists = |name: &str| -> Result<bool, Error> {
         Ok(conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",

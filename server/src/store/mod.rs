@@ -14,8 +14,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use r2d2::HandleError;
-use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::Connection;
 
 pub use crate::sqlite::{sql, Conn};
 pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
@@ -32,7 +30,7 @@ const POOL_SIZE: u32 = 8;
 /// A pool of SQLite connections to one database file in WAL mode.
 #[derive(Clone)]
 pub struct Store {
-    pool: r2d2::Pool<SqliteConnectionManager>,
+    pool: crate::sqlite::SqlitePool,
     /// The job runs' log lines, in their own database file beside this one.
     logs: crate::logs::LogStore,
     /// The queue of [`Store::call_write`]'s writes: first come, first served, committed
@@ -75,13 +73,13 @@ impl Store {
     /// connection errors.
     fn open_with(
         path: &Path,
-        errors: Box<dyn HandleError<rusqlite::Error>>,
-        log_errors: Box<dyn HandleError<rusqlite::Error>>,
+        errors: Box<dyn HandleError<crate::db::DbError>>,
+        log_errors: Box<dyn HandleError<crate::db::DbError>>,
     ) -> Result<Self, Error> {
         let cannot_open = |e: &dyn std::fmt::Display| {
             Error::Internal(format!("cannot open database {}: {e}", path.display()))
         };
-        let prepare = |conn: &mut Connection| {
+        let prepare = |conn: &mut Conn| {
             configure(conn).map_err(|e| cannot_open(&e))?;
             let mode = switch_to_wal(conn).map_err(|e| cannot_open(&e))?;
             if !mode.eq_ignore_ascii_case("wal") {
@@ -116,10 +114,7 @@ impl Store {
     }
 
     /// Runs `f` with a pooled connection on the current thread (start-up, CLI, tests).
-    pub fn blocking<T>(
-        &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, Error>,
-    ) -> Result<T, Error> {
+    pub fn blocking<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, Error>) -> Result<T, Error> {
         let mut conn = self
             .pool
             .get()
@@ -134,7 +129,7 @@ impl Store {
     pub async fn call_write<T, F>(&self, f: F) -> Result<T, Error>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -155,7 +150,7 @@ impl Store {
     pub async fn call<T, F>(&self, f: F) -> Result<T, Error>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
+        F: FnOnce(&mut Conn) -> Result<T, Error> + Send + 'static,
     {
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.blocking(f))
@@ -168,8 +163,8 @@ impl Store {
 /// at once on a lock another connection holds. synchronous=FULL: every committed
 /// (acknowledged) write is on disk before the handler answers, so a crash or kill -9
 /// loses nothing.
-fn configure(c: &mut Connection) -> rusqlite::Result<()> {
-    c.busy_timeout(BUSY_TIMEOUT)?;
+fn configure(c: &Conn) -> crate::db::Result<()> {
+    c.sqlite().busy_timeout(BUSY_TIMEOUT)?;
     c.execute_batch(
         "PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;
@@ -178,7 +173,7 @@ fn configure(c: &mut Connection) -> rusqlite::Result<()> {
 }
 
 /// Creates experiment `0` named `Default` if missing (MLflow clients log there by default).
-fn init_default_experiment(c: &Connection) -> Result<(), Error> {
+fn init_default_experiment(c: &Conn) -> Result<(), Error> {
     let now = crate::util::now_ms();
     c.execute(
         "INSERT INTO experiments

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::db::Conn;
 use r2d2::HandleError;
-use rusqlite::Connection;
 
 use super::{migrate, Outcome, Store, MIGRATIONS, POOL_SIZE};
 
@@ -34,13 +34,13 @@ const FIXTURE_ROWS: [(&str, i64); 15] = [
     ("users", 4),
 ];
 
-fn count(c: &Connection, table: &str) -> i64 {
+fn count(c: &Conn, table: &str) -> i64 {
     c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
         .unwrap()
 }
 
 /// `(type, name, sql)` of every schema object but SQLite's own and the migrations table.
-fn schema(c: &Connection) -> Vec<(String, String, Option<String>)> {
+fn schema(c: &Conn) -> Vec<(String, String, Option<String>)> {
     let mut stmt = c
         .prepare(
             "SELECT type, name, sql FROM sqlite_master
@@ -53,7 +53,7 @@ fn schema(c: &Connection) -> Vec<(String, String, Option<String>)> {
     rows.collect::<Result<_, _>>().unwrap()
 }
 
-fn recorded(c: &Connection) -> Vec<(i64, String)> {
+fn recorded(c: &Conn) -> Vec<(i64, String)> {
     let mut stmt = c
         .prepare("SELECT version, name FROM schema_migrations ORDER BY version")
         .unwrap();
@@ -79,7 +79,7 @@ fn migrations_are_numbered_from_one_without_gaps() {
 fn a_fresh_database_gets_every_migration_once() {
     let dir = tempfile::tempdir().unwrap();
     Store::open(dir.path()).unwrap();
-    let mut c = Connection::open(dir.path().join("runlens.db")).unwrap();
+    let mut c = Conn::open_sqlite(dir.path().join("runlens.db")).unwrap();
     assert_eq!(recorded(&c), all_recorded());
     let again = migrate(&mut c).unwrap();
     let latest = MIGRATIONS.len() as i64;
@@ -105,7 +105,7 @@ fn the_0_1_0_fixture_upgrades_with_nothing_lost() {
     let db = dir.path().join("runlens.db");
     std::fs::copy(fixture(), &db).unwrap();
     {
-        let c = Connection::open(&db).unwrap();
+        let c = Conn::open_sqlite(&db).unwrap();
         for (table, rows) in FIXTURE_ROWS {
             assert_eq!(count(&c, table), rows, "fixture table {table}");
         }
@@ -152,7 +152,7 @@ fn the_0_1_0_fixture_upgrades_with_nothing_lost() {
         })
         .unwrap();
     drop(store);
-    let mut c = Connection::open(&db).unwrap();
+    let mut c = Conn::open_sqlite(&db).unwrap();
     let again = migrate(&mut c).unwrap();
     assert_eq!(
         (again.applied, again.adopted),
@@ -169,8 +169,8 @@ fn an_upgraded_fixture_has_the_schema_of_a_fresh_database() {
     let old = tempfile::tempdir().unwrap();
     std::fs::copy(fixture(), old.path().join("runlens.db")).unwrap();
     Store::open(old.path()).unwrap();
-    let a = schema(&Connection::open(fresh.path().join("runlens.db")).unwrap());
-    let b = schema(&Connection::open(old.path().join("runlens.db")).unwrap());
+    let a = schema(&Conn::open_sqlite(fresh.path().join("runlens.db")).unwrap());
+    let b = schema(&Conn::open_sqlite(old.path().join("runlens.db")).unwrap());
     assert!(a.len() >= 15, "{a:?}");
     assert_eq!(a, b);
 }
@@ -179,7 +179,7 @@ fn an_upgraded_fixture_has_the_schema_of_a_fresh_database() {
 fn a_database_newer_than_this_build_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
     Store::open(dir.path()).unwrap();
-    let c = Connection::open(dir.path().join("runlens.db")).unwrap();
+    let c = Conn::open_sqlite(dir.path().join("runlens.db")).unwrap();
     c.execute(
         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",
         [],
@@ -212,8 +212,8 @@ fn every_pooled_connection_is_wal_and_synchronous_full() {
 #[derive(Debug, Default)]
 struct CountErrors(Arc<AtomicUsize>);
 
-impl HandleError<rusqlite::Error> for CountErrors {
-    fn handle_error(&self, error: rusqlite::Error) {
+impl HandleError<crate::db::DbError> for CountErrors {
+    fn handle_error(&self, error: crate::db::DbError) {
         eprintln!("pool error: {error}");
         self.0.fetch_add(1, Ordering::SeqCst);
     }
@@ -241,7 +241,7 @@ fn concurrent_first_opens_neither_fail_nor_report_pool_errors() {
         for open in opens {
             open.join().unwrap().expect("open");
         }
-        let c = Connection::open(&db).unwrap();
+        let c = Conn::open_sqlite(&db).unwrap();
         assert_eq!(recorded(&c), all_recorded(), "migrated exactly once");
     }
     assert_eq!(errors.load(Ordering::SeqCst), 0);

@@ -1,6 +1,6 @@
 //! Experiments: create, read, rename, delete/restore (cascading to runs) and tags.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 
 use super::model::Experiment;
 use super::validation::{
@@ -26,7 +26,7 @@ pub fn parse_id(id: &str) -> Result<i64, Error> {
 }
 
 /// Reads one experiment row (without tags).
-pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Experiment> {
+pub(crate) fn from_row(r: &Row<'_>) -> crate::db::Result<Experiment> {
     Ok(Experiment {
         experiment_id: r.get(0)?,
         name: r.get(1)?,
@@ -39,7 +39,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Experiment> {
 }
 
 /// Loads the tags of `exp`.
-pub(crate) fn with_tags(conn: &Connection, mut exp: Experiment) -> Result<Experiment, Error> {
+pub(crate) fn with_tags(conn: &Conn, mut exp: Experiment) -> Result<Experiment, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT key, value FROM experiment_tags WHERE experiment_id = ?1 ORDER BY key",
     )?;
@@ -51,7 +51,7 @@ pub(crate) fn with_tags(conn: &Connection, mut exp: Experiment) -> Result<Experi
 
 /// Creates an experiment; the name must be unused (deleted experiments included).
 pub fn create(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     artifact_location: Option<&str>,
     tags: &[(String, String)],
@@ -62,7 +62,7 @@ pub fn create(
 /// [`create`] with the creation time given (ms since the epoch); the demo backdates its
 /// experiments.
 pub fn create_at(
-    conn: &Connection,
+    conn: &Conn,
     name: &str,
     artifact_location: Option<&str>,
     tags: &[(String, String)],
@@ -109,7 +109,7 @@ pub fn create_at(
 }
 
 /// The id of the experiment named `name` (deleted ones too), if any.
-pub fn find_id_by_name(conn: &Connection, name: &str) -> Result<Option<i64>, Error> {
+pub fn find_id_by_name(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .prepare_cached("SELECT experiment_id FROM experiments WHERE name = ?1")?
         .query_row([name], |r| r.get(0))
@@ -118,7 +118,7 @@ pub fn find_id_by_name(conn: &Connection, name: &str) -> Result<Option<i64>, Err
 
 /// The id of the experiment that `key` names: an id (if `key` is a number naming one) or
 /// else an exact name (deleted experiments too); `Error::NotFound` otherwise.
-pub fn find_id(conn: &Connection, key: &str) -> Result<i64, Error> {
+pub fn find_id(conn: &Conn, key: &str) -> Result<i64, Error> {
     if let Ok(id) = key.parse::<i64>() {
         let found: Option<i64> = conn
             .prepare_cached("SELECT experiment_id FROM experiments WHERE experiment_id = ?1")?
@@ -133,7 +133,7 @@ pub fn find_id(conn: &Connection, key: &str) -> Result<i64, Error> {
 }
 
 /// An experiment by id (deleted ones too).
-pub fn get(conn: &Connection, id: i64) -> Result<Experiment, Error> {
+pub fn get(conn: &Conn, id: i64) -> Result<Experiment, Error> {
     let exp = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM experiments WHERE experiment_id = ?1"
@@ -145,7 +145,7 @@ pub fn get(conn: &Connection, id: i64) -> Result<Experiment, Error> {
 }
 
 /// An experiment by exact name (deleted ones too; names are unique across both).
-pub fn get_by_name(conn: &Connection, name: &str) -> Result<Experiment, Error> {
+pub fn get_by_name(conn: &Conn, name: &str) -> Result<Experiment, Error> {
     match find_id_by_name(conn, name)? {
         Some(id) => get(conn, id),
         None => Err(Error::NotFound(format!(
@@ -155,7 +155,7 @@ pub fn get_by_name(conn: &Connection, name: &str) -> Result<Experiment, Error> {
 }
 
 /// Renames an active experiment.
-pub fn rename(conn: &Connection, id: i64, new_name: &str) -> Result<(), Error> {
+pub fn rename(conn: &Conn, id: i64, new_name: &str) -> Result<(), Error> {
     validate_experiment_name(new_name)?;
     let exp = get(conn, id)?;
     if exp.lifecycle_stage != "active" {
@@ -179,7 +179,7 @@ pub fn rename(conn: &Connection, id: i64, new_name: &str) -> Result<(), Error> {
 }
 
 /// Marks an experiment and all its runs deleted (`deleted = true`) or active again.
-pub fn set_deleted(conn: &Connection, id: i64, deleted: bool) -> Result<(), Error> {
+pub fn set_deleted(conn: &Conn, id: i64, deleted: bool) -> Result<(), Error> {
     let exp = get(conn, id)?;
     if deleted && id == 0 {
         return Err(Error::InvalidParameter(
@@ -214,7 +214,7 @@ pub fn set_deleted(conn: &Connection, id: i64, deleted: bool) -> Result<(), Erro
     Ok(())
 }
 
-fn upsert_tag(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(), Error> {
+fn upsert_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO experiment_tags (experiment_id, key, value) VALUES (?1, ?2, ?3) \
          ON CONFLICT (experiment_id, key) DO UPDATE SET value = excluded.value",
@@ -224,7 +224,7 @@ fn upsert_tag(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(), 
 }
 
 /// Sets (upserts) a tag on an active experiment.
-pub fn set_tag(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(), Error> {
+pub fn set_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error> {
     validate_key("key", key)?;
     validate_length(
         "Experiment tag value",
@@ -245,7 +245,7 @@ pub fn set_tag(conn: &Connection, id: i64, key: &str, value: &str) -> Result<(),
 }
 
 /// Deletes a tag of an experiment; a missing tag is an error.
-pub fn delete_tag(conn: &Connection, id: i64, key: &str) -> Result<(), Error> {
+pub fn delete_tag(conn: &Conn, id: i64, key: &str) -> Result<(), Error> {
     get(conn, id)?;
     let n = conn
         .prepare_cached("DELETE FROM experiment_tags WHERE experiment_id = ?1 AND key = ?2")?

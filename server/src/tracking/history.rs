@@ -1,7 +1,7 @@
 //! Metric history: every point of a run's metric (paged), and the sampled multi-run
 //! history behind `get-history-bulk-interval` (the sampler is in `bulk`).
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::db::{params, Conn, OptionalExtension};
 
 use super::model::{from_stored, Point};
 use super::runs;
@@ -14,14 +14,14 @@ pub const MAX_BULK_RUNS: usize = 100;
 /// Most points sampled per run in one bulk-interval request (MLflow's `MAX_RESULTS_PER_RUN`).
 pub const MAX_BULK_RESULTS: usize = 2500;
 
-fn series_of(conn: &Connection, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
+fn series_of(conn: &Conn, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
         .query_row(params![run_id, key], |r| r.get(0))
         .optional()?)
 }
 
-fn point(r: &rusqlite::Row<'_>) -> rusqlite::Result<Point> {
+fn point(r: &crate::db::Row<'_>) -> crate::db::Result<Point> {
     Ok(Point {
         step: r.get(0)?,
         timestamp: r.get(1)?,
@@ -32,7 +32,7 @@ fn point(r: &rusqlite::Row<'_>) -> rusqlite::Result<Point> {
 /// Points of `key` in run `run_id` ordered by (timestamp, step, value), skipping `offset`,
 /// at most `limit` (`None` = all). The run must exist.
 pub fn get_history(
-    conn: &Connection,
+    conn: &Conn,
     run_id: &str,
     key: &str,
     offset: usize,
@@ -61,7 +61,7 @@ pub fn get_history(
 /// Streams each run's points once; memory is bounded by `max_results`, not by the number
 /// of points.
 pub fn bulk_interval(
-    conn: &Connection,
+    conn: &Conn,
     run_ids: &[String],
     key: &str,
     range: Option<(i64, i64)>,
@@ -90,7 +90,7 @@ pub fn bulk_interval(
         let mut sampler = bulk::Sampler::new(u64::try_from(total).unwrap_or(0), max_results);
         let mut rows = points.query(params![series, lo, hi])?;
         while let Some(row) = rows.next()? {
-            sampler.push(point(row)?);
+            sampler.push(point(&row)?);
         }
         out.extend(sampler.finish().into_iter().map(|p| (run_id.clone(), p)));
     }

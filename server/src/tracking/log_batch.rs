@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::db::{params, Conn, OptionalExtension};
 
 use super::model::{to_stored, Metric, Point};
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
@@ -24,7 +24,7 @@ pub struct Batch {
 
 /// Logs a batch into an active run. `single` names fields as the single-item endpoints do
 /// (`key`) instead of `metrics[0].key`.
-pub fn log_batch(conn: &Connection, run_id: &str, batch: Batch, single: bool) -> Result<(), Error> {
+pub fn log_batch(conn: &Conn, run_id: &str, batch: Batch, single: bool) -> Result<(), Error> {
     validate_batch_sizes(batch.metrics.len(), batch.params.len(), batch.tags.len())?;
     runs::get_active_info(conn, run_id)?;
     log_params(conn, run_id, batch.params, single)?;
@@ -42,7 +42,7 @@ fn field(single: bool, list: &str, i: usize, name: &str) -> String {
 }
 
 fn log_params(
-    conn: &Connection,
+    conn: &Conn,
     run_id: &str,
     params: Vec<(String, String)>,
     single: bool,
@@ -91,7 +91,7 @@ fn log_params(
 }
 
 /// Deletes a tag of an active run; a missing tag is `RESOURCE_DOES_NOT_EXIST`.
-pub fn delete_tag(conn: &Connection, run_id: &str, key: &str) -> Result<(), Error> {
+pub fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<(), Error> {
     runs::get_active_info(conn, run_id)?;
     if !tags::delete_tag(conn, run_id, key)? {
         return Err(Error::NotFound(format!(
@@ -110,12 +110,7 @@ pub fn supersedes(new: &Point, old: &Point) -> bool {
         || ((new.step, new.timestamp) == (old.step, old.timestamp) && new.value >= old_value)
 }
 
-fn log_metrics(
-    conn: &Connection,
-    run_id: &str,
-    metrics: &[Metric],
-    single: bool,
-) -> Result<(), Error> {
+fn log_metrics(conn: &Conn, run_id: &str, metrics: &[Metric], single: bool) -> Result<(), Error> {
     for (i, m) in metrics.iter().enumerate() {
         validate_key(&field(single, "metrics", i, "key"), &m.key)?;
         if m.point.timestamp < 0 {
@@ -156,7 +151,7 @@ fn log_metrics(
     Ok(())
 }
 
-fn series_id(conn: &Connection, run_id: &str, key: &str) -> Result<i64, Error> {
+fn series_id(conn: &Conn, run_id: &str, key: &str) -> Result<i64, Error> {
     let found = conn
         .prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
         .query_row(params![run_id, key], |r| r.get(0))
@@ -171,7 +166,7 @@ fn series_id(conn: &Connection, run_id: &str, key: &str) -> Result<i64, Error> {
         .query_row(params![run_id, key], |r| r.get(0))?)
 }
 
-fn update_latest(conn: &Connection, run_id: &str, key: &str, point: Point) -> Result<(), Error> {
+fn update_latest(conn: &Conn, run_id: &str, key: &str, point: Point) -> Result<(), Error> {
     let old = conn
         .prepare_cached(
             "SELECT step, timestamp, is_nan, value FROM latest_metrics \

@@ -20,7 +20,7 @@ pub mod validation;
 
 // The modules' former names, until the MLflow dialect imports the new ones.
 
-use rusqlite::{Connection, TransactionBehavior};
+use crate::db::{Behavior, Conn};
 
 use crate::Error;
 
@@ -59,22 +59,16 @@ impl ViewType {
 
 /// Runs `f` in one IMMEDIATE transaction (one commit per request; taking the write lock up
 /// front avoids SQLite's busy-on-upgrade between concurrent writers).
-pub fn write<T>(
-    conn: &mut Connection,
-    f: impl FnOnce(&Connection) -> Result<T, Error>,
-) -> Result<T, Error> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+pub fn write<T>(conn: &mut Conn, f: impl FnOnce(&Conn) -> Result<T, Error>) -> Result<T, Error> {
+    let tx = conn.transaction(Behavior::Immediate)?;
     let out = f(&tx)?;
     tx.commit()?;
     Ok(out)
 }
 
 /// Runs `f` in one read transaction, so a multi-query read sees one snapshot.
-pub fn read<T>(
-    conn: &mut Connection,
-    f: impl FnOnce(&Connection) -> Result<T, Error>,
-) -> Result<T, Error> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+pub fn read<T>(conn: &mut Conn, f: impl FnOnce(&Conn) -> Result<T, Error>) -> Result<T, Error> {
+    let tx = conn.transaction(Behavior::Deferred)?;
     let out = f(&tx)?;
     tx.commit()?;
     Ok(out)

@@ -3,8 +3,8 @@
 //! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
 //! condition or is the caller's (see `app_api`).
 
+use crate::db::{Conn, OptionalExtension};
 use api_types as json;
-use rusqlite::{Connection, OptionalExtension};
 
 use crate::permissions::ReadableSql;
 use crate::store::sql::greatest;
@@ -33,7 +33,7 @@ fn summary_sql() -> String {
     )
 }
 
-fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::ExperimentSummary> {
+fn summary_row(r: &crate::db::Row<'_>) -> crate::db::Result<json::ExperimentSummary> {
     Ok(json::ExperimentSummary {
         id: r.get::<_, i64>(0)?.to_string(),
         name: r.get(1)?,
@@ -48,7 +48,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::ExperimentSummar
 /// Active experiments that `readable` admits (over the columns `e.experiment_id` and
 /// `e.name`), unordered.
 pub fn active_summaries(
-    c: &Connection,
+    c: &Conn,
     readable: &ReadableSql,
 ) -> Result<Vec<json::ExperimentSummary>, Error> {
     let mut stmt = c.prepare_cached(&format!(
@@ -57,14 +57,14 @@ pub fn active_summaries(
         readable.sql
     ))?;
     let rows = stmt.query_map(
-        rusqlite::params_from_iter(readable.params.iter()),
+        crate::db::params_from_iter(readable.params.iter()),
         summary_row,
     )?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Experiment `id`'s summary (active or deleted); `Error::NotFound` when there is none.
-pub fn summary(c: &Connection, id: i64) -> Result<json::ExperimentSummary, Error> {
+pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
     c.prepare_cached(&format!("{} WHERE e.experiment_id = ?1", summary_sql()))?
         .query_row([id], summary_row)
         .optional()?
@@ -73,7 +73,7 @@ pub fn summary(c: &Connection, id: i64) -> Result<json::ExperimentSummary, Error
 
 /// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags
 /// without `mlflow.` system keys) over its active runs. `can_edit` is the caller's to set.
-pub fn experiment_detail(c: &Connection, id: i64) -> Result<json::ExperimentDetail, Error> {
+pub fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Error> {
     let experiment = summary(c, id)?;
     let tags = c
         .prepare_cached(
@@ -111,7 +111,7 @@ pub fn experiment_detail(c: &Connection, id: i64) -> Result<json::ExperimentDeta
 /// The run (active or deleted) with params and tags sorted by key, the latest value of
 /// every metric, and its active children in the same experiment by start time. `parent`
 /// is left empty: whether the caller may see it is the caller's check (see [`run_ref`]).
-pub fn run_detail(c: &Connection, run_id: &str) -> Result<json::RunDetail, Error> {
+pub fn run_detail(c: &Conn, run_id: &str) -> Result<json::RunDetail, Error> {
     let mut run = c
         .prepare_cached(
             "SELECT r.run_uuid, r.name, r.experiment_id, e.name, r.status, r.lifecycle_stage,
@@ -148,7 +148,7 @@ pub fn run_detail(c: &Connection, run_id: &str) -> Result<json::RunDetail, Error
     Ok(run)
 }
 
-fn key_values(c: &Connection, table: &str, run_id: &str) -> Result<Vec<json::KeyValue>, Error> {
+fn key_values(c: &Conn, table: &str, run_id: &str) -> Result<Vec<json::KeyValue>, Error> {
     let sql = format!("SELECT key, value FROM {table} WHERE run_uuid = ?1 ORDER BY key");
     let mut stmt = c.prepare_cached(&sql)?;
     let rows = stmt.query_map([run_id], |r| {
@@ -162,11 +162,7 @@ fn key_values(c: &Connection, table: &str, run_id: &str) -> Result<Vec<json::Key
 
 /// The latest value of each of `keys` of run `run_id` (keys it has none for are left
 /// out), in the order of `keys`.
-pub fn latest_of(
-    c: &Connection,
-    run_id: &str,
-    keys: &[&str],
-) -> Result<Vec<json::LatestMetric>, Error> {
+pub fn latest_of(c: &Conn, run_id: &str, keys: &[&str]) -> Result<Vec<json::LatestMetric>, Error> {
     let mut stmt = c.prepare_cached(
         "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
           WHERE run_uuid = ?1 AND key = ?2",
@@ -180,7 +176,7 @@ pub fn latest_of(
     Ok(out)
 }
 
-fn latest_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::LatestMetric> {
+fn latest_row(r: &crate::db::Row<'_>) -> crate::db::Result<json::LatestMetric> {
     let nan: bool = r.get(1)?;
     Ok(json::LatestMetric {
         key: r.get(0)?,
@@ -190,7 +186,7 @@ fn latest_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::LatestMetric> {
     })
 }
 
-fn latest_metrics(c: &Connection, run_id: &str) -> Result<Vec<json::LatestMetric>, Error> {
+fn latest_metrics(c: &Conn, run_id: &str) -> Result<Vec<json::LatestMetric>, Error> {
     let mut stmt = c.prepare_cached(
         "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
           WHERE run_uuid = ?1 ORDER BY key",
@@ -200,7 +196,7 @@ fn latest_metrics(c: &Connection, run_id: &str) -> Result<Vec<json::LatestMetric
 }
 
 /// Id, name and status of run `run_id`, if it exists.
-pub fn run_ref(c: &Connection, run_id: &str) -> Result<Option<json::RunRef>, Error> {
+pub fn run_ref(c: &Conn, run_id: &str) -> Result<Option<json::RunRef>, Error> {
     let found = c
         .prepare_cached("SELECT run_uuid, name, status FROM runs WHERE run_uuid = ?1")?
         .query_row([run_id], ref_row)
@@ -208,7 +204,7 @@ pub fn run_ref(c: &Connection, run_id: &str) -> Result<Option<json::RunRef>, Err
     Ok(found)
 }
 
-fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::RunRef> {
+fn ref_row(r: &crate::db::Row<'_>) -> crate::db::Result<json::RunRef> {
     Ok(json::RunRef {
         run_id: r.get(0)?,
         run_name: r.get(1)?,
@@ -218,7 +214,7 @@ fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<json::RunRef> {
 
 /// Children are looked up within the parent's experiment, where MLflow nests them; that
 /// walks the experiment's runs by index instead of every tag in the store.
-fn children(c: &Connection, experiment_id: &str, run_id: &str) -> Result<Vec<json::RunRef>, Error> {
+fn children(c: &Conn, experiment_id: &str, run_id: &str) -> Result<Vec<json::RunRef>, Error> {
     let mut stmt = c.prepare_cached(&format!(
         "SELECT r.run_uuid, r.name, r.status FROM runs r
            JOIN tags t ON t.run_uuid = r.run_uuid AND t.key = '{PARENT_TAG}'
@@ -226,6 +222,6 @@ fn children(c: &Connection, experiment_id: &str, run_id: &str) -> Result<Vec<jso
           ORDER BY r.start_time, r.run_uuid"
     ))?;
     let id: i64 = experiment_id.parse().unwrap_or(-1);
-    let rows = stmt.query_map(rusqlite::params![id, run_id], ref_row)?;
+    let rows = stmt.query_map(crate::db::params![id, run_id], ref_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::db::Conn;
 use api_types as json;
-use rusqlite::Connection;
 
 use super::overview::PARENT_TAG;
 use crate::store::sql::{json_array, json_list};
@@ -13,7 +13,7 @@ use crate::Error;
 
 /// Rows for `ids` in that order, with the requested columns filled.
 pub fn load_rows(
-    c: &Connection,
+    c: &Conn,
     ids: &[String],
     columns: &json::RunTableColumns,
 ) -> Result<Vec<json::RunRow>, Error> {
@@ -31,7 +31,7 @@ pub fn load_rows(
         .enumerate()
         .map(|(i, r)| (r.run_id.clone(), i))
         .collect();
-    let text = |r: &rusqlite::Row<'_>| r.get::<_, String>(2);
+    let text = |r: &crate::db::Row<'_>| r.get::<_, String>(2);
     for (run, col, v) in cells(c, "params", "value", &ids_json, &columns.params, text)? {
         if let Some(&i) = index.get(&run) {
             rows[i].params[col] = Some(v);
@@ -42,7 +42,7 @@ pub fn load_rows(
             rows[i].tags[col] = Some(v);
         }
     }
-    let number = |r: &rusqlite::Row<'_>| {
+    let number = |r: &crate::db::Row<'_>| {
         let nan: bool = r.get(2)?;
         let v: f64 = r.get(3)?;
         Ok(json::F64(if nan { f64::NAN } else { v }))
@@ -65,7 +65,7 @@ pub fn load_rows(
 
 /// The runs' own columns and parent link, with an empty slot per requested column.
 fn base_rows(
-    c: &Connection,
+    c: &Conn,
     ids_json: &str,
     columns: &json::RunTableColumns,
 ) -> Result<Vec<json::RunRow>, Error> {
@@ -97,12 +97,12 @@ fn base_rows(
 /// (one query for all runs and keys). `read` decodes the value from the selected `values`
 /// columns, which start at index 2.
 fn cells<T>(
-    c: &Connection,
+    c: &Conn,
     table: &str,
     values: &str,
     ids_json: &str,
     keys: &[String],
-    read: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    read: impl Fn(&crate::db::Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Vec<(String, usize, T)>, Error> {
     if keys.is_empty() {
         return Ok(Vec::new());
@@ -125,7 +125,7 @@ fn cells<T>(
     while let Some(r) = rows.next()? {
         let key: String = r.get(1)?;
         if let Some(&col) = column.get(key.as_str()) {
-            out.push((r.get(0)?, col, read(r)?));
+            out.push((r.get(0)?, col, read(&r)?));
         }
     }
     Ok(out)

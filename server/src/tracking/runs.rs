@@ -1,7 +1,7 @@
 //! Runs: create, update, delete/restore, and reading runs with their params, tags and
 //! latest metrics (a few IN queries per page of runs, never one query per run).
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 
 use super::model::{from_stored, Metric, Point, Run, RunInfo, RunStatus};
 use super::tags::{self, RUN_NAME_TAG};
@@ -27,7 +27,7 @@ pub struct NewRun {
     pub tags: Vec<(String, String)>,
 }
 
-fn info_from_row(r: &Row<'_>) -> rusqlite::Result<RunInfo> {
+fn info_from_row(r: &Row<'_>) -> crate::db::Result<RunInfo> {
     Ok(RunInfo {
         run_id: r.get(0)?,
         experiment_id: r.get(1)?,
@@ -42,13 +42,13 @@ fn info_from_row(r: &Row<'_>) -> rusqlite::Result<RunInfo> {
 }
 
 /// Creates a run in an active experiment; returns its (random) id.
-pub fn create(conn: &Connection, new: NewRun) -> Result<String, Error> {
+pub fn create(conn: &Conn, new: NewRun) -> Result<String, Error> {
     create_with_id(conn, uuid::Uuid::new_v4().simple().to_string(), new)
 }
 
 /// [`create`] with the run id given (32 lowercase hex chars): the demo derives its ids from
 /// its seed, so that its data is the same on every load.
-pub fn create_with_id(conn: &Connection, run_id: String, new: NewRun) -> Result<String, Error> {
+pub fn create_with_id(conn: &Conn, run_id: String, new: NewRun) -> Result<String, Error> {
     let exp = experiments::get(conn, new.experiment_id)?;
     if exp.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -95,7 +95,7 @@ pub fn create_with_id(conn: &Connection, run_id: String, new: NewRun) -> Result<
 }
 
 /// The info of a run (deleted ones too); `Run with id=X not found` otherwise.
-pub fn get_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error> {
+pub fn get_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
     conn.prepare_cached(&format!(
         "SELECT {INFO_COLUMNS} FROM runs WHERE run_uuid = ?1"
     ))?
@@ -105,11 +105,7 @@ pub fn get_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error> {
 }
 
 /// The info of the first-started run named `name` in experiment `experiment_id`, if any.
-pub fn find_by_name(
-    conn: &Connection,
-    experiment_id: i64,
-    name: &str,
-) -> Result<Option<RunInfo>, Error> {
+pub fn find_by_name(conn: &Conn, experiment_id: i64, name: &str) -> Result<Option<RunInfo>, Error> {
     Ok(conn
         .prepare_cached(&format!(
             "SELECT {INFO_COLUMNS} FROM runs WHERE experiment_id = ?1 AND name = ?2 \
@@ -120,7 +116,7 @@ pub fn find_by_name(
 }
 
 /// The info of a run that must be active (for writes).
-pub fn get_active_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error> {
+pub fn get_active_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
     let info = get_info(conn, run_id)?;
     if info.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -132,7 +128,7 @@ pub fn get_active_info(conn: &Connection, run_id: &str) -> Result<RunInfo, Error
 }
 
 /// A whole run.
-pub fn get(conn: &Connection, run_id: &str) -> Result<Run, Error> {
+pub fn get(conn: &Conn, run_id: &str) -> Result<Run, Error> {
     get_info(conn, run_id)?;
     load_runs(conn, &[run_id.to_string()])?
         .pop()
@@ -140,7 +136,7 @@ pub fn get(conn: &Connection, run_id: &str) -> Result<Run, Error> {
 }
 
 /// Loads whole runs for `ids`, in that order (unknown ids are skipped).
-pub fn load_runs(conn: &Connection, ids: &[String]) -> Result<Vec<Run>, Error> {
+pub fn load_runs(conn: &Conn, ids: &[String]) -> Result<Vec<Run>, Error> {
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         out.extend(load_chunk(conn, chunk)?);
@@ -148,10 +144,10 @@ pub fn load_runs(conn: &Connection, ids: &[String]) -> Result<Vec<Run>, Error> {
     Ok(out)
 }
 
-fn load_chunk(conn: &Connection, ids: &[String]) -> Result<Vec<Run>, Error> {
+fn load_chunk(conn: &Conn, ids: &[String]) -> Result<Vec<Run>, Error> {
     use std::collections::HashMap;
     let marks = vec!["?"; ids.len()].join(",");
-    let p = rusqlite::params_from_iter(ids);
+    let p = crate::db::params_from_iter(ids);
     let mut runs: HashMap<String, Run> = HashMap::with_capacity(ids.len());
     let sql = format!("SELECT {INFO_COLUMNS} FROM runs WHERE run_uuid IN ({marks})");
     for info in conn
@@ -221,7 +217,7 @@ fn load_chunk(conn: &Connection, ids: &[String]) -> Result<Vec<Run>, Error> {
 
 /// Updates status, end time and/or name of an active run; returns the new info.
 pub fn update(
-    conn: &Connection,
+    conn: &Conn,
     run_id: &str,
     status: Option<RunStatus>,
     end_time: Option<i64>,
@@ -244,7 +240,7 @@ pub fn update(
 }
 
 /// Marks a run deleted (`true`) or active again.
-pub fn set_deleted(conn: &Connection, run_id: &str, deleted: bool) -> Result<(), Error> {
+pub fn set_deleted(conn: &Conn, run_id: &str, deleted: bool) -> Result<(), Error> {
     get_info(conn, run_id)?;
     let (stage, time) = if deleted {
         ("deleted", Some(now_ms()))

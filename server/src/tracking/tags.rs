@@ -3,7 +3,7 @@
 //! caller's.) It depends on no other tracking module, so `runs` and `log_batch` both use
 //! it without importing each other.
 
-use rusqlite::{params, Connection};
+use crate::db::{params, Conn};
 
 use super::validation::{truncate, validate_key, MAX_TAG_VALUE_LENGTH};
 use crate::Error;
@@ -14,7 +14,7 @@ pub const RUN_NAME_TAG: &str = "mlflow.runName";
 /// Upserts tags of a run; setting `mlflow.runName` renames the run. `path` prefixes field
 /// names in errors: `tags` gives `tags[i].key`, anything else names the single field `key`.
 pub fn set_tags(
-    conn: &Connection,
+    conn: &Conn,
     run_id: &str,
     tags: &[(String, String)],
     path: &str,
@@ -41,7 +41,7 @@ pub fn set_tags(
 }
 
 /// Deletes a tag of a run; `false` when the run had no such tag.
-pub fn delete_tag(conn: &Connection, run_id: &str, key: &str) -> Result<bool, Error> {
+pub fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<bool, Error> {
     let n = conn
         .prepare_cached("DELETE FROM tags WHERE run_uuid = ?1 AND key = ?2")?
         .execute(params![run_id, key])?;

@@ -230,13 +230,14 @@ async fn admin_revoke_grant_revoke_and_level_none_take_effect() {
     let store = Store::open(d).expect("store");
     let (private, shared) = store
         .blocking(|c| {
-            let mk = |c: &mut rusqlite::Connection, name: &str| -> Result<String, server::Error> {
-                c.execute(
+            let mk = |c: &mut server::db::Conn, name: &str| -> Result<String, server::Error> {
+                let id: i64 = c.query_row(
                     "INSERT INTO experiments (name, artifact_location, creation_time, last_update_time)
-                     VALUES (?1, '', 1, 1)",
+                     VALUES (?1, '', 1, 1) RETURNING experiment_id",
                     [name],
+                    |r| r.get(0),
                 )?;
-                Ok(c.last_insert_rowid().to_string())
+                Ok(id.to_string())
             };
             Ok((mk(c, "/Users/owner/private")?, mk(c, "/Workspace/Shared/team")?))
         })

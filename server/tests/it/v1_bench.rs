@@ -79,30 +79,30 @@ async fn runs_table_of_a_thousand_runs() {
     let app = TestApp::new();
     app.store
         .blocking(|c| {
-            let tx = c.transaction()?;
+            let tx = c.transaction(server::db::Behavior::Immediate)?;
             for r in 0..1000 {
                 let id = format!("{r:032x}");
                 tx.execute(
                     "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status, start_time,
                        end_time, lifecycle_stage, artifact_uri)
                      VALUES (?1, 0, ?2, 'bench', 'FINISHED', ?3, ?3 + 1000, 'active', '')",
-                    rusqlite::params![id, format!("run-{r}"), 1_700_000_000_000i64 + r],
+                    server::db::params![id, format!("run-{r}"), 1_700_000_000_000i64 + r],
                 )?;
                 for p in 0..20 {
                     tx.execute(
                         "INSERT INTO params VALUES (?1, ?2, ?3)",
-                        rusqlite::params![id, format!("p{p}"), format!("{}", (r * 31 + p) % 97)],
+                        server::db::params![id, format!("p{p}"), format!("{}", (r * 31 + p) % 97)],
                     )?;
                 }
                 for m in 0..10 {
                     tx.execute(
                         "INSERT INTO latest_metrics VALUES (?1, ?2, 49, 1, 0, ?3)",
-                        rusqlite::params![id, format!("m{m}"), ((r * 7 + m) % 101) as f64 / 7.0],
+                        server::db::params![id, format!("m{m}"), ((r * 7 + m) % 101) as f64 / 7.0],
                     )?;
                 }
                 tx.execute(
                     "INSERT INTO tags VALUES (?1, 'mlflow.runName', ?2)",
-                    rusqlite::params![id, format!("run-{r}")],
+                    server::db::params![id, format!("run-{r}")],
                 )?;
             }
             tx.commit()?;

@@ -1,8 +1,8 @@
 //! Experiments search: MLflow's experiments filter grammar (`name`, `creation_time`,
 //! `last_update_time`, `tags.<key>`) and order_by, compiled to parameterised SQL.
 
-use rusqlite::types::Value;
-use rusqlite::Connection;
+use crate::db::Conn;
+use crate::db::Value;
 
 use crate::permissions::ReadableSql;
 use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
@@ -120,7 +120,7 @@ fn compile_order(order_by: &[String]) -> Result<String, Error> {
 /// `e.experiment_id` and `e.name`) matching `filter` in `view`, ordered by `order_by` (default
 /// newest first), skipping `offset`, at most `limit`, with their tags.
 pub fn search_experiments(
-    conn: &Connection,
+    conn: &Conn,
     readable: &ReadableSql,
     filter: &str,
     order_by: &[String],
@@ -153,7 +153,7 @@ pub fn search_experiments(
     params.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
     let mut stmt = conn.prepare_cached(&sql)?;
     let exps = stmt
-        .query_map(rusqlite::params_from_iter(params), from_row)?
+        .query_map(crate::db::params_from_iter(params), from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     exps.into_iter().map(|e| with_tags(conn, e)).collect()
 }

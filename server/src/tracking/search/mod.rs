@@ -9,7 +9,7 @@ pub mod runs;
 #[cfg(test)]
 mod tests;
 
-use rusqlite::types::Value;
+use crate::db::Value;
 
 pub use experiments::search_experiments;
 pub use fields::searchable_attributes;

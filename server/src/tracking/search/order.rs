@@ -2,7 +2,7 @@
 //! MLflow's rules: missing values last (NaN after values), then `start_time DESC` and
 //! `run_id ASC` as tie-breakers.
 
-use rusqlite::types::Value;
+use crate::db::Value;
 
 use super::fields::{Attr, Field};
 use super::Sql;

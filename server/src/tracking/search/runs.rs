@@ -1,8 +1,8 @@
 //! Runs search: MLflow filter strings and order_by clauses compiled to parameterised SQL
 //! over `runs` (user values are always bound, never spliced into the SQL text).
 
-use rusqlite::types::Value;
-use rusqlite::Connection;
+use crate::db::Conn;
+use crate::db::Value;
 
 use super::fields::Field;
 use super::{order, Sql};
@@ -15,7 +15,7 @@ use crate::Error;
 /// MLflow order_by clauses (e.g. ["metrics.loss ASC", "start_time DESC"]) with MLflow's
 /// tie-breakers, skipping `offset`, at most `limit`. Bad filter/order_by → Error::InvalidParameter.
 pub fn search_run_ids(
-    conn: &Connection,
+    conn: &Conn,
     experiment_ids: &[i64],
     filter: &str,
     order_by: &[String],
@@ -57,7 +57,7 @@ pub fn search_run_ids(
         .push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let ids = stmt
-        .query_map(rusqlite::params_from_iter(sql.params), |r| r.get(0))?
+        .query_map(crate::db::params_from_iter(sql.params), |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
     Ok(ids)
 }

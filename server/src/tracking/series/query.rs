@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
+use crate::db::{Conn, OptionalExtension};
 use api_types as json;
-use rusqlite::{Connection, OptionalExtension};
 
 use super::downsample::{Reduced, Reducer, Reduction, Sample, Viewport, M4};
 use crate::Error;
@@ -33,7 +33,7 @@ pub struct SeriesRequest {
 /// from the series' origin: the run's start, or the series' first timestamp when points
 /// were logged before the run started (a client whose clock is behind the server's, a
 /// run created with an explicit later `start_time`).
-pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, Error> {
+pub fn query(c: &Conn, req: SeriesRequest) -> Result<json::MetricSeries, Error> {
     let found = open(c, &req)?;
     let (mut out, Some(sid)) = found else {
         return Ok(found.0);
@@ -57,11 +57,7 @@ pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, E
 /// reduced with M4 on the step axis over `[x_min, x_max]` *steps*, each with its x in
 /// `x_values`. Non-finite values are left out (they have no place on such a chart).
 /// `x_axis` is `step`, `x_extent` the series' step extent.
-pub fn query_x_key(
-    c: &Connection,
-    req: SeriesRequest,
-    x_key: &str,
-) -> Result<json::MetricSeries, Error> {
+pub fn query_x_key(c: &Conn, req: SeriesRequest, x_key: &str) -> Result<json::MetricSeries, Error> {
     let req = SeriesRequest {
         axis: json::XAxis::Step,
         ..req
@@ -93,7 +89,7 @@ pub fn query_x_key(
 
 /// Which of `run_ids` are runs of experiment `experiment_id` (deleted ones included).
 pub fn runs_of_experiment(
-    c: &Connection,
+    c: &Conn,
     experiment_id: i64,
     run_ids: &[String],
 ) -> Result<HashSet<String>, Error> {
@@ -102,7 +98,7 @@ pub fn runs_of_experiment(
     let mut found = HashSet::new();
     for id in run_ids {
         if let Some(id) = stmt
-            .query_row(rusqlite::params![id, experiment_id], |r| r.get(0))
+            .query_row(crate::db::params![id, experiment_id], |r| r.get(0))
             .optional()?
         {
             found.insert(id);
@@ -114,7 +110,7 @@ pub fn runs_of_experiment(
 /// The answer's frame for `req` (no points yet) with the series' id, `None` when the run
 /// never logged the key. The run's start becomes the series' origin when its first point
 /// is older.
-fn open(c: &Connection, req: &SeriesRequest) -> Result<(json::MetricSeries, Option<i64>), Error> {
+fn open(c: &Conn, req: &SeriesRequest) -> Result<(json::MetricSeries, Option<i64>), Error> {
     let start: i64 = c
         .prepare_cached("SELECT start_time FROM runs WHERE run_uuid = ?1")?
         .query_row([&req.run_id], |r| r.get(0))
@@ -142,7 +138,7 @@ fn open(c: &Connection, req: &SeriesRequest) -> Result<(json::MetricSeries, Opti
     Ok((out, sid))
 }
 
-fn series_id(c: &Connection, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
+fn series_id(c: &Conn, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
     Ok(
         c.prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
             .query_row([run_id, key], |r| r.get(0))
@@ -164,7 +160,7 @@ fn view_of(req: &SeriesRequest, lo: f64, hi: f64) -> Result<Viewport, Error> {
 /// The series' point count: the points in range when the range covers the extent, else
 /// counted.
 fn total(
-    c: &Connection,
+    c: &Conn,
     sid: i64,
     view: &Viewport,
     (lo, hi): (f64, f64),
@@ -177,7 +173,7 @@ fn total(
 }
 
 /// The series' point count.
-fn count(c: &Connection, sid: i64) -> Result<u64, Error> {
+fn count(c: &Conn, sid: i64) -> Result<u64, Error> {
     Ok(
         c.prepare_cached("SELECT count(*) FROM metric_points WHERE series_id = ?1")?
             .query_row([sid], |r| r.get::<_, i64>(0))?
@@ -218,7 +214,7 @@ impl Axis {
 }
 
 /// The series' first and last x, from the index ends (no scan).
-fn extent(c: &Connection, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Error> {
+fn extent(c: &Conn, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Error> {
     let col = axis.column();
     let sql = format!(
         "SELECT (SELECT min({col}) FROM metric_points WHERE series_id = ?1),
@@ -233,7 +229,7 @@ fn extent(c: &Connection, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Er
 
 /// Streams the points inside `view` in x order (primary key for steps, the timestamp index
 /// for time axes) into the reducer; memory stays proportional to the output.
-fn reduce_range(c: &Connection, sid: i64, axis: Axis, view: Viewport) -> Result<Reduced, Error> {
+fn reduce_range(c: &Conn, sid: i64, axis: Axis, view: Viewport) -> Result<Reduced, Error> {
     let sql = match axis {
         Axis::Step => {
             "SELECT step, timestamp, is_nan, value FROM metric_points
@@ -250,7 +246,7 @@ fn reduce_range(c: &Connection, sid: i64, axis: Axis, view: Viewport) -> Result<
     let lo = (view.x_min().ceil() as i64).saturating_add(axis.offset());
     let hi = (view.x_max().floor() as i64).saturating_add(axis.offset());
     let mut stmt = c.prepare_cached(sql)?;
-    let mut rows = stmt.query(rusqlite::params![sid, lo, hi])?;
+    let mut rows = stmt.query(crate::db::params![sid, lo, hi])?;
     let mut m4 = M4::new(view);
     while let Some(r) = rows.next()? {
         let step: i64 = r.get(0)?;
@@ -291,7 +287,7 @@ impl Sample for Paired {
 /// finite value per step), both read in step order in one pass (a merge join), into the
 /// reducer. Points without an x, and non-finite ones, are left out.
 fn reduce_joined(
-    c: &Connection,
+    c: &Conn,
     sid: i64,
     x_sid: i64,
     view: Viewport,
@@ -308,8 +304,8 @@ fn reduce_joined(
           WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 AND is_nan = 0
           ORDER BY step, timestamp, is_nan, value",
     )?;
-    let mut y_rows = ys.query(rusqlite::params![sid, lo, hi])?;
-    let mut x_rows = xs.query(rusqlite::params![x_sid, lo, hi])?;
+    let mut y_rows = ys.query(crate::db::params![sid, lo, hi])?;
+    let mut x_rows = xs.query(crate::db::params![x_sid, lo, hi])?;
     let mut next_x = || -> Result<Option<(i64, f64)>, Error> {
         Ok(match x_rows.next()? {
             Some(r) => Some((r.get(0)?, r.get(1)?)),

@@ -386,18 +386,18 @@ impl TestApp {
         let (run_id, key) = (run_id.to_string(), key.to_string());
         self.store
             .blocking(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction(server::db::Behavior::Immediate)?;
                 tx.execute(
                     "INSERT OR IGNORE INTO runs (run_uuid, experiment_id, name, user_id, status,
                        start_time, lifecycle_stage, artifact_uri)
                      VALUES (?1, 0, 'synthetic', 'tester', 'RUNNING', 1000, 'active', '')",
                     [&run_id],
                 )?;
-                tx.execute(
-                    "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2)",
+                let sid: i64 = tx.query_row(
+                    "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2) RETURNING series_id",
                     [&run_id, &key],
+                    |r| r.get(0),
                 )?;
-                let sid = tx.last_insert_rowid();
                 {
                     let mut stmt = tx.prepare(
                         "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value)
@@ -405,7 +405,7 @@ impl TestApp {
                     )?;
                     for (s, t, v) in points {
                         let stored = if v.is_nan() { 0.0 } else { v };
-                        stmt.execute(rusqlite::params![sid, s, t, v.is_nan(), stored])?;
+                        stmt.execute(server::db::params![sid, s, t, v.is_nan(), stored])?;
                     }
                 }
                 tx.commit()?;

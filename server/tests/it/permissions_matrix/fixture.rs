@@ -254,7 +254,7 @@ impl Template {
 /// The job `matrix-job` of `owner`, with the grants of [`Who::job_level`], and its job run
 /// (nodes `node-0`, RUNNING) with attempt 1 in experiment `exp`: (job, job run, run) ids.
 fn job_fixture(
-    c: &mut rusqlite::Connection,
+    c: &mut server::db::Conn,
     exp: i64,
 ) -> Result<(String, String, String), server::Error> {
     use server::jobs;
@@ -293,7 +293,7 @@ fn job_fixture(
 }
 
 /// Users (owner, callers, a target user), the `team` group and one token per caller.
-fn people(c: &mut rusqlite::Connection) -> Result<Vec<(&'static str, String)>, server::Error> {
+fn people(c: &mut server::db::Conn) -> Result<Vec<(&'static str, String)>, server::Error> {
     use server::auth::{groups, tokens, users};
     users::create_user(c, "owner", None, false)?;
     users::create_user(c, "target", None, false)?;

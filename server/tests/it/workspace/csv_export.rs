@@ -32,7 +32,7 @@ async fn csv(app: &TestApp, exp: &str, query: &str) -> (crate::helpers::Resp, Ve
 fn insert_runs(app: &TestApp, exp: i64, n: usize) -> Vec<String> {
     app.store
         .blocking(move |c| {
-            let tx = c.transaction()?;
+            let tx = c.transaction(server::db::Behavior::Immediate)?;
             let mut ids = Vec::with_capacity(n);
             {
                 let mut run = tx.prepare(
@@ -49,15 +49,15 @@ fn insert_runs(app: &TestApp, exp: i64, n: usize) -> Vec<String> {
                 for i in 0..n {
                     let id = format!("{:032x}", 0xbee0_0000_u64 + i as u64);
                     let start = 1_700_000_000_000i64 + i as i64 * 1_000;
-                    run.execute(rusqlite::params![
+                    run.execute(server::db::params![
                         id,
                         exp,
                         format!("bulk-{i}"),
                         start,
                         start + 1_500
                     ])?;
-                    metric.execute(rusqlite::params![id, i as f64 / 10_000.0 - 0.5])?;
-                    param.execute(rusqlite::params![id, format!("{}", i % 7)])?;
+                    metric.execute(server::db::params![id, i as f64 / 10_000.0 - 0.5])?;
+                    param.execute(server::db::params![id, format!("{}", i % 7)])?;
                     ids.push(id);
                 }
             }

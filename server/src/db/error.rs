@@ -1,0 +1,63 @@
+//! The database's errors, whatever the backend.
+
+/// A result of the database seam.
+pub type Result<T, E = DbError> = std::result::Result<T, E>;
+
+/// What went wrong talking to the database. The crate's [`crate::Error`] converts it:
+/// limits become `InvalidParameter`, the rest `Internal` without the statement's text.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// An error of the SQLite driver.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// A column's value has a type the caller cannot take (text read as a number, a
+    /// number out of range).
+    #[error("column {index}: {message}")]
+    Column {
+        /// The column's index in the row.
+        index: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A parameter cannot be stored (an integer beyond the database's 64-bit range).
+    #[error("parameter: {0}")]
+    Parameter(String),
+}
+
+impl DbError {
+    /// A column's value that could not be decoded (also for a caller's own decoding, say
+    /// an enum stored as text).
+    pub fn column(index: usize, message: impl std::fmt::Display) -> Self {
+        DbError::Column {
+            index,
+            message: message.to_string(),
+        }
+    }
+
+    /// A single-row query found no row.
+    pub fn is_no_rows(&self) -> bool {
+        matches!(self, DbError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+    }
+
+    /// A uniqueness (or other) constraint refused the write.
+    pub fn is_constraint_violation(&self) -> bool {
+        matches!(self, DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::ConstraintViolation)
+    }
+
+    /// The database was locked by another connection past the wait.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::DatabaseBusy)
+    }
+
+    /// The driver's message, without the statement's text.
+    pub fn message(&self) -> String {
+        match self {
+            DbError::Sqlite(rusqlite::Error::SqlInputError { error, msg, .. }) => {
+                format!("{error}: {msg}")
+            }
+            other => other.to_string(),
+        }
+    }
+}

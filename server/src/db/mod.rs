@@ -1,0 +1,130 @@
+//! The database seam: the connection every store-side function takes ([`Conn`]), its
+//! statements ([`Stmt`]), rows ([`Row`]), parameters ([`Params`], [`params!`]), values
+//! ([`Value`], [`ToValue`], [`FromValue`]), transactions ([`Transaction`]) and errors
+//! ([`DbError`]). The API has rusqlite's shape (`prepare_cached`, `query_row`,
+//! `query_map`, `optional()`), so each statement keeps one SQL text, but no type of the
+//! driver crosses it: the rest of the crate names only these types, and a PostgreSQL
+//! backend can sit behind the same calls (docs/POSTGRES-PLAN.md §9). Today the one
+//! backend is embedded SQLite (rusqlite); its connection is reachable only through
+//! [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout).
+//!
+//! A leaf module: it depends on nothing else in the crate.
+
+mod error;
+mod params;
+mod stmt;
+mod tx;
+mod value;
+
+use std::path::Path;
+
+pub use error::{DbError, Result};
+pub use params::{params_from_iter, Params, ParamsFromIter};
+pub use stmt::{ColumnIndex, MappedRows, Row, Rows, Stmt};
+pub use tx::{Behavior, Transaction};
+pub use value::{FromValue, ToValue, Value, ValueRef};
+
+/// `params![a, b, c]`: the statement's parameters `?1, ?2, ?3`, each anything that is
+/// [`ToValue`] (numbers, strings, bytes, `Option`s of them, [`Value`]).
+#[macro_export]
+macro_rules! db_params {
+    () => { &[] as &[&dyn $crate::db::ToValue] };
+    ($($p:expr),+ $(,)?) => { &[$(&$p as &dyn $crate::db::ToValue),+] as &[&dyn $crate::db::ToValue] };
+}
+pub use crate::db_params as params;
+
+/// A connection to the store's database.
+pub struct Conn {
+    inner: rusqlite::Connection,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn").field("path", &self.path()).finish()
+    }
+}
+
+impl Conn {
+    /// Opens (creating if needed) the SQLite database file `path`.
+    pub fn open_sqlite(path: impl AsRef<Path>) -> Result<Self> {
+        Ok(Conn {
+            inner: rusqlite::Connection::open(path.as_ref())?,
+        })
+    }
+
+    /// A connection over an SQLite connection the caller opened (the pool's manager).
+    pub(crate) fn from_sqlite(inner: rusqlite::Connection) -> Self {
+        Conn { inner }
+    }
+
+    /// The SQLite connection underneath, for SQLite's own settings.
+    pub(crate) fn sqlite(&self) -> &rusqlite::Connection {
+        &self.inner
+    }
+
+    /// The SQLite connection underneath, mutably (the pool's health check).
+    pub(crate) fn sqlite_mut(&mut self) -> &mut rusqlite::Connection {
+        &mut self.inner
+    }
+
+    /// Prepares `sql` through the connection's statement cache: the way to run a
+    /// statement whose text is fixed (or drawn from a small set).
+    pub fn prepare_cached(&self, sql: &str) -> Result<Stmt<'_>> {
+        Ok(Stmt::cached(self.inner.prepare_cached(sql)?))
+    }
+
+    /// Prepares `sql` without caching it: for text built per request (search filters, id
+    /// lists), which would only crowd the cache.
+    pub fn prepare(&self, sql: &str) -> Result<Stmt<'_>> {
+        Ok(Stmt::plain(self.inner.prepare(sql)?))
+    }
+
+    /// Runs one statement and returns how many rows it changed.
+    pub fn execute<P: Params>(&self, sql: &str, params: P) -> Result<usize> {
+        self.prepare(sql)?.execute(params)
+    }
+
+    /// Runs `sql`, one or more statements without parameters (DDL, migrations).
+    pub fn execute_batch(&self, sql: &str) -> Result<()> {
+        Ok(self.inner.execute_batch(sql)?)
+    }
+
+    /// The first row of one statement, decoded by `f`; [`DbError::is_no_rows`] when there
+    /// is none (see [`OptionalExtension::optional`]).
+    pub fn query_row<T, P, F>(&self, sql: &str, params: P, f: F) -> Result<T>
+    where
+        P: Params,
+        F: FnOnce(&Row<'_>) -> Result<T>,
+    {
+        self.prepare(sql)?.query_row(params, f)
+    }
+
+    /// Starts a transaction (see [`Behavior`]); it rolls back when dropped uncommitted.
+    pub fn transaction(&self, behavior: Behavior) -> Result<Transaction<'_>> {
+        Transaction::begin(self, behavior)
+    }
+
+    /// The database file, for a file-backed database.
+    pub fn path(&self) -> Option<&str> {
+        self.inner.path().filter(|p| !p.is_empty())
+    }
+}
+
+/// `.optional()` on a single-row answer: `Ok(None)` instead of the no-rows error.
+pub trait OptionalExtension<T> {
+    /// `Ok(Some(v))` for a row, `Ok(None)` for none, other errors unchanged.
+    fn optional(self) -> Result<Option<T>>;
+}
+
+impl<T> OptionalExtension<T> for Result<T> {
+    fn optional(self) -> Result<Option<T>> {
+        match self {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if e.is_no_rows() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

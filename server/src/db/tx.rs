@@ -1,0 +1,63 @@
+//! Transactions: begun on a connection, committed explicitly, rolled back when dropped.
+
+use std::ops::Deref;
+
+use super::{Conn, Result};
+
+/// When a transaction takes the database's write lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behavior {
+    /// At its first write (a read-only transaction never does): one snapshot for a read.
+    Deferred,
+    /// At once: a writer waits its turn up front instead of failing to upgrade later.
+    Immediate,
+}
+
+/// An open transaction. Derefs to its [`Conn`]; rolls back when dropped uncommitted.
+pub struct Transaction<'c> {
+    conn: &'c Conn,
+    open: bool,
+}
+
+impl<'c> Transaction<'c> {
+    pub(super) fn begin(conn: &'c Conn, behavior: Behavior) -> Result<Self> {
+        conn.execute_batch(match behavior {
+            Behavior::Deferred => "BEGIN DEFERRED",
+            Behavior::Immediate => "BEGIN IMMEDIATE",
+        })?;
+        Ok(Transaction { conn, open: true })
+    }
+
+    /// Makes the transaction's changes durable and visible.
+    pub fn commit(mut self) -> Result<()> {
+        self.open = false;
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            // A failed COMMIT (say, busy) leaves the transaction open: undo it.
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Undoes the transaction's changes.
+    pub fn rollback(mut self) -> Result<()> {
+        self.open = false;
+        self.conn.execute_batch("ROLLBACK")
+    }
+}
+
+impl Deref for Transaction<'_> {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        self.conn
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        if self.open && !self.conn.sqlite().is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
