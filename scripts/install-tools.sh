@@ -8,6 +8,8 @@
 #   wasm-bindgen-cli 0.2.130       (cargo install; must equal the crate in Cargo.lock)
 #   end2end/node_modules           (npm ci: @playwright/test and binaryen's wasm-opt 132)
 #   chromium + chromium-driver     (apt-get, only if /usr/bin/chromium is missing)
+#   postgresql (15 on Debian 12)   (apt-get, only if initdb is missing; for scripts/pg.sh,
+#                                   the PostgreSQL test passes and scripts/pg_schema_check.py)
 #   .venv                          (python venv: mlflow-skinny, psutil, pytest)
 #   bench/.venv-mlflow             (python venv: the full MLflow server, mlflow==3.17.2, for
 #                                   `conformance-mlflow` and `make bench`; ~3 minutes cold)
@@ -65,6 +67,18 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium chromium-driver
+fi
+
+# initdb and pg_ctl: where scripts/pg.sh looks for them (PATH, pg_config --bindir, or
+# Debian's /usr/lib/postgresql/<version>/bin, which is not on PATH).
+if ! command -v psql >/dev/null || { ! command -v initdb >/dev/null \
+    && ! { command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; } \
+    && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }; then
+    say "installing Debian postgresql (server and psql, for scripts/pg.sh)"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y postgresql
 fi
 
 REQ=tests/conformance/requirements.txt

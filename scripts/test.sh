@@ -7,8 +7,10 @@
 # test was skipped, ignored or an expected failure).
 #
 # Usage: scripts/test.sh [STEP...]   (default: every step; install-tools always runs first)
-# Steps: fetch fmt module-cycles clippy clippy-wasm cargo-test wasm-test trunk-build server-build
-#        conformance conformance-mlflow e2e
+# Steps: fetch fmt module-cycles clippy clippy-wasm cargo-test cargo-test-pg wasm-test trunk-build
+#        server-build conformance conformance-pg conformance-mlflow e2e
+# The -pg steps run the same tests on PostgreSQL: a throwaway cluster (scripts/pg.sh) is
+# started for the step and removed after it.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,8 +33,8 @@ RUNLENS_AGENT_BIN="$TARGET_DIR/$PROFILE/runlens-agent"
 export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
 
-ALL_STEPS=(fetch fmt module-cycles clippy clippy-wasm cargo-test wasm-test trunk-build server-build conformance
-    conformance-mlflow e2e)
+ALL_STEPS=(fetch fmt module-cycles clippy clippy-wasm cargo-test cargo-test-pg wasm-test trunk-build
+    server-build conformance conformance-pg conformance-mlflow e2e)
 if [ $# -gt 0 ]; then STEPS=("$@"); else STEPS=("${ALL_STEPS[@]}"); fi
 
 rm -rf "$LOGS"
@@ -78,6 +80,29 @@ run_conformance() {
         tests/conformance -p no:cacheprovider
 }
 
+# with_pg CMD...: runs CMD with PG_URL set to a throwaway PostgreSQL cluster's URL.
+with_pg() {
+    local dir rc
+    dir=$(mktemp -u /tmp/runlens-pg.XXXXXX)
+    PG_URL=$(bash scripts/pg.sh start "$dir") || return 1
+    export PG_URL
+    "$@"
+    rc=$?
+    bash scripts/pg.sh stop "$dir"
+    return $rc
+}
+
+# The integration tests, each on a database of its own (tests/it/helpers/store.rs).
+run_cargo_test_pg() {
+    RUNLENS_TEST_DATABASE_URL="$PG_URL" cargo test -p server --test it --locked --no-fail-fast
+}
+
+# The conformance suite against a server on PostgreSQL (it inherits RUNLENS_DATABASE_URL).
+run_conformance_pg() {
+    psql "$PG_URL" -qc 'CREATE DATABASE conformance' &&
+        RUNLENS_DATABASE_URL="${PG_URL%/*}/conformance" run_conformance
+}
+
 run_e2e() {
     (cd end2end && RUNLENS_BIN="$RUNLENS_BIN" RUNLENS_AGENT_BIN="$RUNLENS_AGENT_BIN" \
         RUNLENS_DIST="$ROOT/dist" RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test)
@@ -101,6 +126,7 @@ for s in "${STEPS[@]}"; do
         step clippy-wasm cargo clippy -p app -p api-types --target wasm32-unknown-unknown \
             --locked -- -D warnings ;;
     cargo-test) step cargo-test cargo test --workspace --locked --no-fail-fast ;;
+    cargo-test-pg) step cargo-test-pg with_pg run_cargo_test_pg ;;
     wasm-test)
         # Component tests in headless Chromium; only when the app has any.
         if has_wasm_tests; then
@@ -112,6 +138,9 @@ for s in "${STEPS[@]}"; do
     conformance)
         if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
         else skip conformance "no server binary"; fi ;;
+    conformance-pg)
+        if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance-pg with_pg run_conformance_pg
+        else skip conformance-pg "no server binary"; fi ;;
     conformance-mlflow)
         # The same suite against a real `mlflow server` (bench/.venv-mlflow, made by
         # install-tools): shows the suite encodes MLflow's behaviour and that every

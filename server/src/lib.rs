@@ -63,10 +63,8 @@ impl AppState {
     /// [`AppState::with_artifacts`] and reports errors instead).
     pub fn new(store: Store) -> Self {
         let root = store
-            .blocking(|c| Ok(c.path().map(PathBuf::from)))
-            .ok()
-            .flatten()
-            .map(|db| artifacts::default_root(&db))
+            .files_dir()
+            .map(|dir| dir.join("artifacts"))
             .unwrap_or_else(|| std::env::temp_dir().join("runlens-artifacts"));
         let local = artifacts::LocalStore::at(&root)
             .unwrap_or_else(|e| panic!("artifact folder {}: {e}", root.display()));

@@ -18,6 +18,12 @@ from helpers import now_ms
 def test_acknowledged_batches_survive_kill_9(monkeypatch):
     tmp = Path(tempfile.mkdtemp(prefix="runlens-durability-"))
     data = tmp / "data"
+    pg = os.environ.get("RUNLENS_DATABASE_URL")
+    if pg:
+        # A database of its own beside the session's (its server bootstraps its own admin).
+        import subprocess
+        subprocess.run(["psql", pg, "-qc", "CREATE DATABASE durability"], check=True)
+        monkeypatch.setenv("RUNLENS_DATABASE_URL", pg.rsplit("/", 1)[0] + "/durability")
     srv = Server(find_binary(), data)
     srv.start()
     monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", srv.admin_token)

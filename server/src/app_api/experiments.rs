@@ -36,7 +36,12 @@ pub async fn list_experiments(
             "limit must be between 1 and {MAX_LIMIT}, got {limit}"
         )));
     }
-    let readable = crate::permissions::readable_sql(&caller, "e.experiment_id", "e.name");
+    let readable = crate::permissions::readable_sql(
+        state.store.dialect(),
+        &caller,
+        "e.experiment_id",
+        "e.name",
+    );
     let mut all = state
         .store
         .call(move |c| overview::active_summaries(c, &readable))

@@ -181,7 +181,7 @@ impl Follower {
                         self.job_run_id
                     ),
                     other => {
-                        tracing::warn!("log follow of job run {} ended: {other}", self.job_run_id)
+                        tracing::warn!("log follow of job run {} ended: {other:?}", self.job_run_id)
                     }
                 }
                 return None;

@@ -145,14 +145,16 @@ impl QueryParams {
                 Error::InvalidParameter(format!("view must be active, deleted or all; got '{v}'"))
             })?,
         };
+        let order_by: Vec<String> = self
+            .all("order_by")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect();
+        crate::tracking::filter::check_order_by_len(&order_by)?;
         Ok(json::RunTableQuery {
             filter: self.get("filter").map(str::to_string),
-            order_by: self
-                .all("order_by")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
-                .collect(),
+            order_by,
             view,
             columns: json::RunTableColumns {
                 params: self.key_list("params", "param"),

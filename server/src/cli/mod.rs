@@ -9,7 +9,7 @@ mod serve;
 mod token;
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use server::Store;
@@ -45,28 +45,46 @@ enum Command {
 /// Where the database lives; shared by every subcommand.
 #[derive(clap::Args, Clone)]
 pub struct DataDir {
-    /// Directory for the database (created on first start).
+    /// Directory for the database (created on first start) and, with a PostgreSQL
+    /// database, for the files beside it (artifacts): every replica must see the same one.
     #[arg(long, env = "RUNLENS_DATA_DIR", default_value = "data", global = true)]
     pub data_dir: PathBuf,
+    /// A PostgreSQL database instead of the embedded SQLite one:
+    /// `postgres://user:password@host:port/database`.
+    #[arg(
+        long,
+        env = "RUNLENS_DATABASE_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), String> {
-    let dir = cli.data.data_dir;
+    let data = cli.data;
     match cli.command {
-        Command::Serve(args) => serve::serve(&dir, args),
-        Command::User(args) => admin::user(&open_store(&dir)?, args),
-        Command::Group(args) => admin::group(&open_store(&dir)?, args),
-        Command::Token(args) => token::token(&open_store(&dir)?, args),
-        Command::Grant(args) => grant::grant(&open_store(&dir)?, args),
+        Command::Serve(args) => serve::serve(&data, args),
+        Command::User(args) => admin::user(&open_store(&data)?, args),
+        Command::Group(args) => admin::group(&open_store(&data)?, args),
+        Command::Token(args) => token::token(&open_store(&data)?, args),
+        Command::Grant(args) => grant::grant(&open_store(&data)?, args),
         Command::Jobs(args) => jobs::jobs(args),
         Command::Logs(args) => logs::logs(args),
     }
 }
 
-/// Opens the store, turning errors into the message printed to the terminal.
-pub fn open_store(dir: &Path) -> Result<Store, String> {
-    Store::open(dir).map_err(message)
+/// Opens the store (PostgreSQL when a URL is given, else SQLite in the data dir), turning
+/// errors into the message printed to the terminal.
+pub fn open_store(data: &DataDir) -> Result<Store, String> {
+    match data.database_url.as_deref().filter(|u| !u.is_empty()) {
+        Some(url) => {
+            std::fs::create_dir_all(&data.data_dir)
+                .map_err(|e| format!("cannot create {}: {e}", data.data_dir.display()))?;
+            Store::open_postgres(url, &data.data_dir).map_err(message)
+        }
+        None => Store::open(&data.data_dir).map_err(message),
+    }
 }
 
 /// The text of an error for the terminal (internal causes included: this is the admin).

@@ -82,8 +82,9 @@ pub struct ServeArgs {
 }
 
 /// Runs the server over `data_dir`.
-pub fn serve(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
-    let store = open_store(data_dir)?;
+pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
+    let data_dir = data.data_dir.as_path();
+    let store = open_store(data)?;
     bootstrap_admin(&store)?;
     if args.demo {
         server::demo::load(&store).map_err(|e| format!("loading demo data: {e:?}"))?;

@@ -10,6 +10,15 @@ pub enum DbError {
     /// An error of the SQLite driver.
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
+    /// An error of the PostgreSQL driver.
+    #[error(transparent)]
+    Pg(#[from] tokio_postgres::Error),
+    /// No connection could be had (pool, URL, runtime).
+    #[error("{0}")]
+    Pool(String),
+    /// A single-row query found no row.
+    #[error("the query returned no rows")]
+    NoRows,
     /// A column's value has a type the caller cannot take (text read as a number, a
     /// number out of range).
     #[error("column {index}: {message}")]
@@ -36,13 +45,22 @@ impl DbError {
 
     /// A single-row query found no row.
     pub fn is_no_rows(&self) -> bool {
-        matches!(self, DbError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+        matches!(
+            self,
+            DbError::NoRows | DbError::Sqlite(rusqlite::Error::QueryReturnedNoRows)
+        )
     }
 
     /// A uniqueness (or other) constraint refused the write.
     pub fn is_constraint_violation(&self) -> bool {
-        matches!(self, DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
-            if e.code == rusqlite::ErrorCode::ConstraintViolation)
+        match self {
+            DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
+                e.code == rusqlite::ErrorCode::ConstraintViolation
+            }
+            // Class 23: integrity constraint violation.
+            DbError::Pg(e) => e.code().is_some_and(|c| c.code().starts_with("23")),
+            _ => false,
+        }
     }
 
     /// The database was locked by another connection past the wait.
@@ -57,6 +75,10 @@ impl DbError {
             DbError::Sqlite(rusqlite::Error::SqlInputError { error, msg, .. }) => {
                 format!("{error}: {msg}")
             }
+            DbError::Pg(e) => match e.as_db_error() {
+                Some(d) => format!("{} ({}): {}", d.severity(), d.code().code(), d.message()),
+                None => e.to_string(),
+            },
             other => other.to_string(),
         }
     }

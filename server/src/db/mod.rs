@@ -8,15 +8,24 @@
 //! backend is embedded SQLite (rusqlite); its connection is reachable only through
 //! [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout).
 //!
+//! A second backend, PostgreSQL ([`pg`]), sits behind the same calls: `?N` placeholders
+//! are translated, values coerced to the inferred parameter types, and the few
+//! constructs that differ are named in [`Dialect`]'s fragments (`crate::store::sql`).
+//!
 //! A leaf module: it depends on nothing else in the crate.
 
 mod error;
 mod params;
+pub mod pg;
+mod pool;
+pub mod sqlite;
 mod stmt;
 mod tx;
 mod value;
 
 use std::path::Path;
+
+pub use pool::{Pool, Pooled};
 
 pub use error::{DbError, Result};
 pub use params::{params_from_iter, Params, ParamsFromIter};
@@ -33,9 +42,23 @@ macro_rules! db_params {
 }
 pub use crate::db_params as params;
 
+/// Which SQL engine a connection talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// Embedded SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
 /// A connection to the store's database.
 pub struct Conn {
-    inner: rusqlite::Connection,
+    inner: Inner,
+}
+
+enum Inner {
+    Sqlite(rusqlite::Connection),
+    Pg(pg::PgConn),
 }
 
 impl std::fmt::Debug for Conn {
@@ -47,36 +70,64 @@ impl std::fmt::Debug for Conn {
 impl Conn {
     /// Opens (creating if needed) the SQLite database file `path`.
     pub fn open_sqlite(path: impl AsRef<Path>) -> Result<Self> {
-        Ok(Conn {
-            inner: rusqlite::Connection::open(path.as_ref())?,
-        })
+        Ok(Conn::from_sqlite(rusqlite::Connection::open(
+            path.as_ref(),
+        )?))
     }
 
     /// A connection over an SQLite connection the caller opened (the pool's manager).
     pub(crate) fn from_sqlite(inner: rusqlite::Connection) -> Self {
-        Conn { inner }
+        Conn {
+            inner: Inner::Sqlite(inner),
+        }
     }
 
-    /// The SQLite connection underneath, for SQLite's own settings.
-    pub(crate) fn sqlite(&self) -> &rusqlite::Connection {
-        &self.inner
+    pub(crate) fn from_pg(inner: pg::PgConn) -> Self {
+        Conn {
+            inner: Inner::Pg(inner),
+        }
+    }
+
+    /// The engine this connection talks to.
+    pub fn dialect(&self) -> Dialect {
+        match self.inner {
+            Inner::Sqlite(_) => Dialect::Sqlite,
+            Inner::Pg(_) => Dialect::Postgres,
+        }
+    }
+
+    /// The SQLite connection underneath, for SQLite's own settings; `None` on PostgreSQL.
+    pub(crate) fn sqlite(&self) -> Option<&rusqlite::Connection> {
+        match &self.inner {
+            Inner::Sqlite(c) => Some(c),
+            Inner::Pg(_) => None,
+        }
     }
 
     /// The SQLite connection underneath, mutably (the pool's health check).
-    pub(crate) fn sqlite_mut(&mut self) -> &mut rusqlite::Connection {
-        &mut self.inner
+    pub(crate) fn sqlite_mut(&mut self) -> Option<&mut rusqlite::Connection> {
+        match &mut self.inner {
+            Inner::Sqlite(c) => Some(c),
+            Inner::Pg(_) => None,
+        }
     }
 
     /// Prepares `sql` through the connection's statement cache: the way to run a
     /// statement whose text is fixed (or drawn from a small set).
     pub fn prepare_cached(&self, sql: &str) -> Result<Stmt<'_>> {
-        Ok(Stmt::cached(self.inner.prepare_cached(sql)?))
+        match &self.inner {
+            Inner::Sqlite(c) => Ok(Stmt::cached(c.prepare_cached(sql)?)),
+            Inner::Pg(c) => Ok(Stmt::pg(c, c.prepare(sql, true)?)),
+        }
     }
 
     /// Prepares `sql` without caching it: for text built per request (search filters, id
     /// lists), which would only crowd the cache.
     pub fn prepare(&self, sql: &str) -> Result<Stmt<'_>> {
-        Ok(Stmt::plain(self.inner.prepare(sql)?))
+        match &self.inner {
+            Inner::Sqlite(c) => Ok(Stmt::plain(c.prepare(sql)?)),
+            Inner::Pg(c) => Ok(Stmt::pg(c, c.prepare(sql, false)?)),
+        }
     }
 
     /// Runs one statement and returns how many rows it changed.
@@ -86,7 +137,10 @@ impl Conn {
 
     /// Runs `sql`, one or more statements without parameters (DDL, migrations).
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
-        Ok(self.inner.execute_batch(sql)?)
+        match &self.inner {
+            Inner::Sqlite(c) => Ok(c.execute_batch(sql)?),
+            Inner::Pg(c) => c.batch(sql),
+        }
     }
 
     /// The first row of one statement, decoded by `f`; [`DbError::is_no_rows`] when there
@@ -106,7 +160,7 @@ impl Conn {
 
     /// The database file, for a file-backed database.
     pub fn path(&self) -> Option<&str> {
-        self.inner.path().filter(|p| !p.is_empty())
+        self.sqlite()?.path().filter(|p| !p.is_empty())
     }
 }
 

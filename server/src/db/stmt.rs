@@ -2,6 +2,7 @@
 
 use rusqlite::types::{ToSqlOutput, ValueRef as SqliteRef};
 
+use super::pg::PgConn;
 use super::{DbError, FromValue, Params, Result, ValueRef};
 
 impl rusqlite::ToSql for ValueRef<'_> {
@@ -24,6 +25,7 @@ fn bind<P: Params>(params: &P) -> Result<rusqlite::ParamsFromIter<Vec<ValueRef<'
 enum Inner<'c> {
     Cached(rusqlite::CachedStatement<'c>),
     Plain(rusqlite::Statement<'c>),
+    Pg(&'c PgConn, tokio_postgres::Statement),
 }
 
 /// A prepared statement of a [`super::Conn`].
@@ -44,25 +46,29 @@ impl<'c> Stmt<'c> {
         }
     }
 
-    fn raw(&mut self) -> &mut rusqlite::Statement<'c> {
-        match &mut self.inner {
-            Inner::Cached(s) => s,
-            Inner::Plain(s) => s,
+    pub(super) fn pg(conn: &'c PgConn, s: tokio_postgres::Statement) -> Self {
+        Stmt {
+            inner: Inner::Pg(conn, s),
         }
     }
 
     /// Runs the statement and returns how many rows it changed.
     pub fn execute<P: Params>(&mut self, params: P) -> Result<usize> {
-        let bound = bind(&params)?;
-        Ok(self.raw().execute(bound)?)
+        match &mut self.inner {
+            Inner::Cached(s) => Ok(s.execute(bind(&params)?)?),
+            Inner::Plain(s) => Ok(s.execute(bind(&params)?)?),
+            Inner::Pg(c, s) => c.execute(s, &params.values()?),
+        }
     }
 
     /// Runs the query; its rows come from [`Rows::next`].
     pub fn query<P: Params>(&mut self, params: P) -> Result<Rows<'_>> {
-        let bound = bind(&params)?;
-        Ok(Rows {
-            inner: self.raw().query(bound)?,
-        })
+        let inner = match &mut self.inner {
+            Inner::Cached(s) => RowsInner::Sqlite(s.query(bind(&params)?)?),
+            Inner::Plain(s) => RowsInner::Sqlite(s.query(bind(&params)?)?),
+            Inner::Pg(c, s) => RowsInner::Pg(c.query(s, &params.values()?)?, 0),
+        };
+        Ok(Rows { inner })
     }
 
     /// The first row, decoded by `f`; the no-rows error when there is none.
@@ -74,7 +80,7 @@ impl<'c> Stmt<'c> {
         let mut rows = self.query(params)?;
         match rows.next()? {
             Some(row) => f(&row),
-            None => Err(DbError::Sqlite(rusqlite::Error::QueryReturnedNoRows)),
+            None => Err(DbError::NoRows),
         }
     }
 
@@ -98,14 +104,32 @@ impl<'c> Stmt<'c> {
 
 /// The rows of a query, read one at a time.
 pub struct Rows<'s> {
-    inner: rusqlite::Rows<'s>,
+    inner: RowsInner<'s>,
+}
+
+enum RowsInner<'s> {
+    Sqlite(rusqlite::Rows<'s>),
+    /// PostgreSQL's answer, read whole (one connection can then run the next query while
+    /// the caller walks these rows), and the index of the next row.
+    Pg(Vec<tokio_postgres::Row>, usize),
 }
 
 impl Rows<'_> {
     /// The next row, `None` after the last.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Row<'_>>> {
-        Ok(self.inner.next()?.map(|inner| Row { inner }))
+        match &mut self.inner {
+            RowsInner::Sqlite(rows) => Ok(rows.next()?.map(|r| Row {
+                inner: RowInner::Sqlite(r),
+            })),
+            RowsInner::Pg(rows, at) => {
+                let row = rows.get(*at);
+                *at += 1;
+                Ok(row.map(|r| Row {
+                    inner: RowInner::Pg(r),
+                }))
+            }
+        }
     }
 }
 
@@ -132,7 +156,12 @@ where
 
 /// One row of a query's answer.
 pub struct Row<'r> {
-    inner: &'r rusqlite::Row<'r>,
+    inner: RowInner<'r>,
+}
+
+enum RowInner<'r> {
+    Sqlite(&'r rusqlite::Row<'r>),
+    Pg(&'r tokio_postgres::Row),
 }
 
 impl Row<'_> {
@@ -146,7 +175,11 @@ impl Row<'_> {
     /// without a copy).
     pub fn get_ref<I: ColumnIndex>(&self, index: I) -> Result<ValueRef<'_>> {
         let index = index.index();
-        Ok(match self.inner.get_ref(index)? {
+        let r = match self.inner {
+            RowInner::Sqlite(r) => r,
+            RowInner::Pg(r) => return super::pg::value_at(r, index),
+        };
+        Ok(match r.get_ref(index)? {
             SqliteRef::Null => ValueRef::Null,
             SqliteRef::Integer(i) => ValueRef::Integer(i),
             SqliteRef::Real(f) => ValueRef::Real(f),

@@ -2,7 +2,11 @@
 
 use std::ops::Deref;
 
-use super::{Conn, Result};
+use super::{Conn, Dialect, Result};
+
+/// PostgreSQL: begin, then wait for the one write turn (an advisory lock held until the
+/// transaction ends). The key is arbitrary but fixed: "runlens" in ASCII.
+const WRITE_LOCK: &str = "BEGIN; SELECT pg_advisory_xact_lock(32217264470453875)";
 
 /// When a transaction takes the database's write lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,9 +25,14 @@ pub struct Transaction<'c> {
 
 impl<'c> Transaction<'c> {
     pub(super) fn begin(conn: &'c Conn, behavior: Behavior) -> Result<Self> {
-        conn.execute_batch(match behavior {
-            Behavior::Deferred => "BEGIN DEFERRED",
-            Behavior::Immediate => "BEGIN IMMEDIATE",
+        conn.execute_batch(match (conn.dialect(), behavior) {
+            (Dialect::Sqlite, Behavior::Deferred) => "BEGIN DEFERRED",
+            (Dialect::Sqlite, Behavior::Immediate) => "BEGIN IMMEDIATE",
+            // One snapshot for every statement, as SQLite's read transaction gives.
+            (Dialect::Postgres, Behavior::Deferred) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+            // SQLite's single writer, across every replica: the store's code reads,
+            // decides and writes inside one transaction (docs/POSTGRES-PLAN.md §5.1).
+            (Dialect::Postgres, Behavior::Immediate) => WRITE_LOCK,
         })?;
         Ok(Transaction { conn, open: true })
     }
@@ -56,7 +65,8 @@ impl Deref for Transaction<'_> {
 
 impl Drop for Transaction<'_> {
     fn drop(&mut self) {
-        if self.open && !self.conn.sqlite().is_autocommit() {
+        let in_tx = self.conn.sqlite().is_none_or(|c| !c.is_autocommit());
+        if self.open && in_tx {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
     }

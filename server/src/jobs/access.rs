@@ -9,7 +9,7 @@ use api_types::{JobLevel, Principal, PrincipalKind};
 use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
 use crate::auth::Caller;
 use crate::permissions::principal_id;
-use crate::store::sql::{json_array, json_list};
+use crate::store::sql::{json_array, json_int_list};
 use crate::Error;
 
 /// The answer of every log route for a run that no job produced.
@@ -38,7 +38,7 @@ pub fn job_level(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Option<Job
           WHERE job_id = ?1
             AND ((principal_kind = 'user' AND principal_id = ?2)
               OR (principal_kind = 'group' AND principal_id IN {}))",
-        json_list("?3")
+        json_int_list(conn.dialect(), "?3")
     );
     let best: Option<i64> = conn.prepare_cached(&sql)?.query_row(
         params![job_id, caller.user_id, json_array(&caller.group_ids)?],

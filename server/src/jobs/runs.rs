@@ -9,7 +9,7 @@ use super::attempts::{attempts, latest_attempt_run, set_nodes_tag};
 use super::{nodes, status, status_from_db};
 use crate::auth::Caller;
 use crate::permissions::require_experiment;
-use crate::store::sql::{json_array, json_list};
+use crate::store::sql::{json_array, json_int_list};
 use crate::tracking::model::RunStatus;
 use crate::util::now_ms;
 use crate::Error;
@@ -168,7 +168,7 @@ pub fn list_job_runs(
                 "(j.owner_user_id = ?1 OR j.job_id IN (SELECT g.job_id FROM job_grants g
                    WHERE (g.principal_kind = 'user' AND g.principal_id = ?1)
                       OR (g.principal_kind = 'group' AND g.principal_id IN {})))",
-                json_list("?2")
+                json_int_list(conn.dialect(), "?2")
             ),
             vec![
                 Value::Integer(caller.user_id),

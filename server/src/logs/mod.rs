@@ -153,10 +153,17 @@ pub struct Newest {
 /// that wakes live followers after each commit.
 #[derive(Clone)]
 pub struct LogStore {
-    pool: crate::sqlite::SqlitePool,
+    pool: crate::db::Pool,
     writer: Arc<Writer>,
     live: Arc<watch::Sender<Newest>>,
-    path: PathBuf,
+    /// The SQLite file; `None` on PostgreSQL, where the log tables share the store's
+    /// database.
+    path: Option<PathBuf>,
+}
+
+/// Migrates the log tables in the store's PostgreSQL database.
+pub fn migrate_store(conn: &mut Conn) -> Result<(), Error> {
+    store::migrate(conn)
 }
 
 /// Where an ingested batch's outcome is left for its sender.
@@ -199,23 +206,39 @@ impl LogStore {
     ) -> Result<Self, Error> {
         let (pool, ()) = prepared_pool(path, POOL_SIZE, store::configure, store::prepare, errors)?;
         Ok(LogStore {
-            pool,
+            pool: crate::db::Pool::Sqlite(pool),
             writer: Arc::default(),
             live: Arc::new(watch::Sender::new(Newest::default())),
-            path: path.to_owned(),
+            path: Some(path.to_owned()),
         })
+    }
+
+    /// The log tables in the store's PostgreSQL database (already migrated, see
+    /// [`migrate_store`]), over the store's pool.
+    pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
+        LogStore {
+            pool: crate::db::Pool::Pg(pool),
+            writer: Arc::default(),
+            live: Arc::new(watch::Sender::new(Newest::default())),
+            path: None,
+        }
     }
 
     /// A new connection of its own, outside the pool, for a long scan (a download streamed
     /// to a slow client must not hold one of the pool's few connections).
     pub fn connect(&self) -> Result<Conn, Error> {
-        let cannot = |e: crate::db::DbError| {
-            Error::Internal(format!(
-                "cannot open logs database {}: {e}",
-                self.path.display()
-            ))
+        let Some(path) = &self.path else {
+            return match self.pool.get()? {
+                crate::db::Pooled::Pg(conn) => Ok(conn),
+                crate::db::Pooled::Sqlite(_) => {
+                    Err(Error::Internal("a SQLite log store without a file".into()))
+                }
+            };
         };
-        let conn = Conn::open_sqlite(&self.path).map_err(cannot)?;
+        let cannot = |e: crate::db::DbError| {
+            Error::Internal(format!("cannot open logs database {}: {e}", path.display()))
+        };
+        let conn = Conn::open_sqlite(path).map_err(cannot)?;
         store::configure(&conn).map_err(cannot)?;
         Ok(conn)
     }

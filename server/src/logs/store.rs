@@ -3,7 +3,7 @@
 //! Everything SQLite-only is here or in `migrations/`; a PostgreSQL store implements these
 //! functions over the same tables (`bytea` for the blobs).
 
-use crate::db::{params, Behavior, OptionalExtension};
+use crate::db::{params, Behavior, Dialect, OptionalExtension};
 
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
@@ -25,12 +25,19 @@ pub const MAX_BATCH_LINES: usize = 100_000;
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
 
 /// The logs database's migrations, in order (version = place + 1).
-const MIGRATIONS: &[(&str, &str)] = &[("logs", include_str!("migrations/0001_logs.sql"))];
+/// Each is `(name, SQLite, PostgreSQL)`.
+const MIGRATIONS: &[(&str, &str, &str)] = &[(
+    "logs",
+    include_str!("migrations/0001_logs.sql"),
+    include_str!("migrations/postgres/0001_logs.sql"),
+)];
 
 /// Per-connection settings: the busy timeout first; `synchronous = FULL` so that an
 /// acknowledged batch is on disk; a larger page cache for scans.
 pub fn configure(c: &Conn) -> crate::db::Result<()> {
-    c.sqlite().busy_timeout(BUSY_TIMEOUT)?;
+    if let Some(s) = c.sqlite() {
+        s.busy_timeout(BUSY_TIMEOUT)?;
+    }
     c.execute_batch(
         "PRAGMA synchronous = FULL;
          PRAGMA cache_size = -32000;",
@@ -50,17 +57,27 @@ pub fn prepare(c: &mut Conn) -> Result<(), Error> {
 }
 
 /// Applies the missing migrations in one IMMEDIATE transaction; refuses a newer database.
-fn migrate(c: &mut Conn) -> Result<(), Error> {
+///
+/// On PostgreSQL the log tables share the store's database, so their versions are kept in
+/// a table of their own (`logs_schema_migrations`).
+pub fn migrate(c: &mut Conn) -> Result<(), Error> {
+    let pg = c.dialect() == Dialect::Postgres;
+    let table = if pg {
+        "logs_schema_migrations"
+    } else {
+        "schema_migrations"
+    };
     let tx = c.transaction(Behavior::Immediate)?;
-    tx.execute_batch(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (
-             version    INTEGER PRIMARY KEY,
+    let int = if pg { "BIGINT" } else { "INTEGER" };
+    tx.execute_batch(&format!(
+        "CREATE TABLE IF NOT EXISTS {table} (
+             version    {int} PRIMARY KEY,
              name       TEXT NOT NULL,
-             applied_at INTEGER NOT NULL
-         )",
-    )?;
+             applied_at {int} NOT NULL
+         )"
+    ))?;
     let current: i64 = tx.query_row(
-        "SELECT coalesce(max(version), 0) FROM schema_migrations",
+        &format!("SELECT coalesce(max(version), 0) FROM {table}"),
         [],
         |r| r.get(0),
     )?;
@@ -71,11 +88,11 @@ fn migrate(c: &mut Conn) -> Result<(), Error> {
              knows ({latest}); run a newer runlens"
         )));
     }
-    for (version, (name, text)) in (1i64..).zip(MIGRATIONS).skip(current as usize) {
-        tx.execute_batch(text)
+    for (version, (name, sqlite, postgres)) in (1i64..).zip(MIGRATIONS).skip(current as usize) {
+        tx.execute_batch(if pg { postgres } else { sqlite })
             .map_err(|e| Error::Internal(format!("logs migration {version} ({name}): {e}")))?;
         tx.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            &format!("INSERT INTO {table} (version, name, applied_at) VALUES (?1, ?2, ?3)"),
             params![version, name, now_ms()],
         )?;
     }
@@ -340,6 +357,7 @@ pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
                  GROUP BY job_run_id
                  ON CONFLICT (job_run_id) DO UPDATE SET expired_through_ms = {}",
                 sql::greatest(
+                    tx.dialect(),
                     "log_expiry.expired_through_ms",
                     "excluded.expired_through_ms"
                 )
@@ -427,7 +445,9 @@ pub fn chunk_metas(
             ts,
             id,
         ),
-        ChunkOrder::ArrivedAfter(id) => ("id > ?8", "id ASC", 0, id),
+        // ?7 is bound to 0 and named only so that every parameter has a type
+        // (PostgreSQL refuses a statement with an unused one).
+        ChunkOrder::ArrivedAfter(id) => ("(?7 = 0 AND id > ?8)", "id ASC", 0, id),
     };
     let text = format!(
         "SELECT id, node, min_ts, max_ts, grams FROM log_chunks

@@ -6,7 +6,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use super::logged::{self, LoggedModel, Status, COLUMNS};
-use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{excerpt, parse_filter, Clause, Ident, Literal, Op};
 use crate::Error;
 
@@ -116,7 +116,7 @@ fn describe(ident: &Ident) -> String {
 
 /// The SQL comparison (`<op> ?`) of a clause and its bound values; numeric targets take
 /// `= != < <= > >=` and a number, others `= != LIKE ILIKE IN NOT IN` and strings.
-fn comparison(c: &Clause, numeric: bool) -> Result<(String, Vec<Value>), Error> {
+fn comparison(d: Dialect, c: &Clause, numeric: bool) -> Result<(String, Vec<Value>), Error> {
     let ops: &[Op] = if numeric {
         &[Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge]
     } else {
@@ -147,11 +147,10 @@ fn comparison(c: &Clause, numeric: bool) -> Result<(String, Vec<Value>), Error> 
             let values = items.iter().cloned().map(Value::Text).collect();
             (format!("{not}IN ({marks})"), values)
         }
-        (Literal::Str(s), Op::Like) if !numeric => (
-            format!("{CASE_SENSITIVE_LIKE} ?"),
-            vec![Value::Text(like_to_glob(s))],
-        ),
-        (Literal::Str(s), Op::ILike) if !numeric => ("LIKE ?".into(), vec![Value::Text(s.clone())]),
+        (Literal::Str(s), Op::Like) if !numeric => {
+            (like(d).into(), vec![Value::Text(like_pattern(d, s))])
+        }
+        (Literal::Str(s), Op::ILike) if !numeric => (ilike(d).into(), vec![Value::Text(s.clone())]),
         (Literal::Str(s), Op::Eq | Op::Ne) if !numeric => {
             (format!("{} ?", c.op.as_str()), vec![Value::Text(s.clone())])
         }
@@ -182,7 +181,7 @@ fn dataset_condition(datasets: &[DatasetFilter]) -> Option<Sql> {
     })
 }
 
-fn compile_clause(c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
+fn compile_clause(d: Dialect, c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
     let exists = |table: &str, cmp: String, extra: &str| {
         format!(
             "EXISTS (SELECT 1 FROM {table} x WHERE x.model_id = m.model_id AND x.key = ?{extra} \
@@ -192,7 +191,7 @@ fn compile_clause(c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
     Ok(match target(&c.ident)? {
         Target::Attr("status", _) => {
             // Compared by name (`LOGGED_MODEL_READY`) or number, stored as a number.
-            let (cmp, values) = comparison(c, false)?;
+            let (cmp, values) = comparison(d, c, false)?;
             let values = values
                 .into_iter()
                 .map(|v| match v {
@@ -206,7 +205,7 @@ fn compile_clause(c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
             }
         }
         Target::Attr(col, numeric) => {
-            let (cmp, params) = comparison(c, numeric)?;
+            let (cmp, params) = comparison(d, c, numeric)?;
             let col = match col {
                 // Stored as a number, compared as MLflow's string id.
                 "experiment_id" => "CAST(m.experiment_id AS TEXT)".to_string(),
@@ -218,7 +217,7 @@ fn compile_clause(c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
             }
         }
         Target::Metric(key) => {
-            let (cmp, values) = comparison(c, true)?;
+            let (cmp, values) = comparison(d, c, true)?;
             let mut params = vec![Value::Text(key)];
             let mut extra = " AND x.is_nan = 0".to_string();
             if let Some(d) = datasets {
@@ -236,7 +235,7 @@ fn compile_clause(c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
                 Target::Param(_) => "logged_model_params",
                 _ => "logged_model_tags",
             };
-            let (cmp, values) = comparison(c, false)?;
+            let (cmp, values) = comparison(d, c, false)?;
             let mut params = vec![Value::Text(key)];
             params.extend(values);
             Sql {
@@ -323,7 +322,7 @@ pub fn search(conn: &Conn, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error>
     params.extend(q.experiment_ids.iter().map(|&id| Value::Integer(id)));
     let clauses = parse_filter(&q.filter)?;
     for c in &clauses {
-        let sql = compile_clause(c, datasets.as_ref())?;
+        let sql = compile_clause(conn.dialect(), c, datasets.as_ref())?;
         conds.push(sql.text);
         params.extend(sql.params);
     }

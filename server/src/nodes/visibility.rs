@@ -18,7 +18,7 @@ fn watchable_names(conn: &Conn, caller: &Caller) -> Result<Option<HashSet<String
     if caller.is_admin {
         return Ok(None);
     }
-    let readable = readable_sql(caller, "e.experiment_id", "e.name");
+    let readable = readable_sql(conn.dialect(), caller, "e.experiment_id", "e.name");
     // The tag key is a literal (not a parameter) so the partial index of migration 0002
     // (`WHERE key = 'runlens.nodes'`) applies.
     let sql = format!(

@@ -6,7 +6,7 @@ use crate::db::Value;
 
 use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;
-use crate::store::sql::json_list;
+use crate::store::sql::{json_int_list, Dialect};
 
 /// A boolean SQL expression over the experiment id column `id_col` and name column
 /// `name_col`, with the values it binds (in order, for `?` placeholders).
@@ -19,7 +19,7 @@ pub struct ReadableSql {
 }
 
 /// Condition "the caller may read this experiment" over the given columns.
-pub fn readable_sql(caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
+pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
     if caller.is_admin {
         return ReadableSql {
             sql: "1 = 1".into(),
@@ -28,7 +28,7 @@ pub fn readable_sql(caller: &Caller, id_col: &str, name_col: &str) -> ReadableSq
     }
     let own_prefix = format!("{USERS_PREFIX}{}/", caller.username);
     let groups = serde_json::to_string(&caller.group_ids).unwrap_or_else(|_| "[]".into());
-    let groups_in = json_list("?");
+    let groups_in = json_int_list(d, "?");
     let sql = format!(
         "({id_col} IN (SELECT g.experiment_id FROM experiment_grants g
                         WHERE g.level > 0

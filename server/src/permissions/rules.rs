@@ -63,7 +63,7 @@ pub fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error
           WHERE experiment_id = ?1
             AND ((principal_kind = 'user' AND principal_id = ?2)
               OR (principal_kind = 'group' AND principal_id IN {}))",
-        crate::store::sql::json_list("?3")
+        crate::store::sql::json_int_list(conn.dialect(), "?3")
     );
     let (best, blocked): (Option<i64>, Option<i64>) = conn
         .prepare_cached(&sql)?

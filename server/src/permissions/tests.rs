@@ -200,7 +200,12 @@ fn readable_sql_agrees_with_the_rules() {
             set_grant(c, ids[3], &principal(PrincipalKind::User, "carol"), None)?;
             set_grant(c, ids[5], &principal(PrincipalKind::User, "alice"), None)?;
             for caller in &callers {
-                let cond = readable_sql(caller, "e.experiment_id", "e.name");
+                let cond = readable_sql(
+                    crate::db::Dialect::Sqlite,
+                    caller,
+                    "e.experiment_id",
+                    "e.name",
+                );
                 let sql = format!(
                     "SELECT experiment_id FROM experiments e WHERE {} ORDER BY 1",
                     cond.sql

@@ -10,7 +10,7 @@ use api_types::{Level, Principal, PrincipalKind};
 use super::models;
 use crate::auth::Caller;
 use crate::permissions::{level_from_db, level_name, level_to_db, principal_id, ReadableSql};
-use crate::store::sql::{json_array, json_list};
+use crate::store::sql::{json_array, json_int_list, Dialect};
 use crate::Error;
 
 fn kind_str(kind: PrincipalKind) -> &'static str {
@@ -31,7 +31,7 @@ pub fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Err
           WHERE registered_model_id = ?1
             AND ((principal_kind = 'user' AND principal_id = ?2)
               OR (principal_kind = 'group' AND principal_id IN {}))",
-        json_list("?3")
+        json_int_list(conn.dialect(), "?3")
     );
     let best: Option<i64> = conn.prepare_cached(&sql)?.query_row(
         params![id, caller.user_id, json_array(&caller.group_ids)?],
@@ -104,7 +104,7 @@ pub fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
 }
 
 /// Condition "the caller may read this registered model" over the id column `id_col`.
-pub fn readable_sql(caller: &Caller, id_col: &str) -> ReadableSql {
+pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str) -> ReadableSql {
     if caller.is_admin {
         return ReadableSql {
             sql: "1 = 1".into(),
@@ -119,7 +119,7 @@ pub fn readable_sql(caller: &Caller, id_col: &str) -> ReadableSql {
                              AND ((g.principal_kind = 'user' AND g.principal_id = ?)
                                OR (g.principal_kind = 'group'
                                    AND g.principal_id IN {})))",
-            json_list("?")
+            json_int_list(d, "?")
         ),
         params: vec![Value::Integer(caller.user_id), Value::Text(groups)],
     }

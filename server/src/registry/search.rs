@@ -8,7 +8,7 @@ use crate::db::Value;
 use super::model::{ModelVersion, RegisteredModel};
 use super::{models, versions};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{
     check_order_by_len, parse_filter, parse_order_by, Clause, Ident, Literal, Op,
 };
@@ -72,18 +72,18 @@ fn resolve(target: Target, ident: &Ident) -> Result<Field, Error> {
     }
 }
 
-fn compare(op: Op) -> String {
+fn compare(d: Dialect, op: Op) -> String {
     match op {
-        Op::Like => format!("{CASE_SENSITIVE_LIKE} ?"),
-        Op::ILike => "LIKE ?".to_string(),
+        Op::Like => like(d).to_string(),
+        Op::ILike => ilike(d).to_string(),
         Op::Ne => "<> ?".to_string(),
         op => format!("{} ?", op.as_str()),
     }
 }
 
-fn text_value(c: &Clause) -> Result<Value, Error> {
+fn text_value(d: Dialect, c: &Clause) -> Result<Value, Error> {
     match &c.value {
-        Literal::Str(s) if c.op == Op::Like => Ok(Value::Text(like_to_glob(s))),
+        Literal::Str(s) if c.op == Op::Like => Ok(Value::Text(like_pattern(d, s))),
         Literal::Str(s) => Ok(Value::Text(s.clone())),
         _ => Err(invalid(format!(
             "Invalid value for '{}': expected a quoted string",
@@ -92,7 +92,7 @@ fn text_value(c: &Clause) -> Result<Value, Error> {
     }
 }
 
-fn compile_clause(target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Dialect, target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let bad_op = || {
         invalid(format!(
             "Invalid comparator '{}' for '{}'",
@@ -120,7 +120,10 @@ fn compile_clause(target: Target, c: &Clause) -> Result<(String, Vec<Value>), Er
                     )))
                 }
             };
-            Ok((format!("{col} {}", compare(c.op)), vec![Value::Integer(n)]))
+            Ok((
+                format!("{col} {}", compare(d, c.op)),
+                vec![Value::Integer(n)],
+            ))
         }
         Field::Column(col, false) => match (c.op, &c.value) {
             (Op::In | Op::NotIn, Literal::List(items)) => {
@@ -134,14 +137,14 @@ fn compile_clause(target: Target, c: &Clause) -> Result<(String, Vec<Value>), Er
                 Ok((
                     format!(
                         "coalesce({col}, '') {not}IN {}",
-                        crate::store::sql::json_list("?")
+                        crate::store::sql::json_list(d, "?")
                     ),
                     vec![Value::Text(json)],
                 ))
             }
             (Op::Eq | Op::Ne | Op::Like | Op::ILike, _) => Ok((
-                format!("coalesce({col}, '') {}", compare(c.op)),
-                vec![text_value(c)?],
+                format!("coalesce({col}, '') {}", compare(d, c.op)),
+                vec![text_value(d, c)?],
             )),
             _ => Err(bad_op()),
         },
@@ -157,16 +160,16 @@ fn compile_clause(target: Target, c: &Clause) -> Result<(String, Vec<Value>), Er
                     "EXISTS (SELECT 1 FROM registered_model_tags t \
                       WHERE t.registered_model_id = r.registered_model_id \
                         AND t.key = ? AND t.value {})",
-                    compare(c.op)
+                    compare(d, c.op)
                 ),
                 Target::Versions => format!(
                     "EXISTS (SELECT 1 FROM model_version_tags t \
                       WHERE t.registered_model_id = v.registered_model_id \
                         AND t.version = v.version AND t.key = ? AND t.value {})",
-                    compare(c.op)
+                    compare(d, c.op)
                 ),
             };
-            Ok((sql, vec![Value::Text(key), text_value(c)?]))
+            Ok((sql, vec![Value::Text(key), text_value(d, c)?]))
         }
     }
 }
@@ -312,7 +315,7 @@ pub fn search_models(
         if matches!(c.ident.kind.as_deref(), Some("tag" | "tags")) && c.ident.key == PROMPT_TAG {
             continue;
         }
-        q.and(compile_clause(Target::Models, c)?);
+        q.and(compile_clause(conn.dialect(), Target::Models, c)?);
     }
     let prompt = format!(
         "EXISTS (SELECT 1 FROM registered_model_tags p \
@@ -352,7 +355,7 @@ pub fn search_versions(
         readable,
     );
     for c in &parse_filter(filter)? {
-        q.and(compile_clause(Target::Versions, c)?);
+        q.and(compile_clause(conn.dialect(), Target::Versions, c)?);
     }
     let q = q.page(&versions_order(order_by)?, offset, limit);
     let rows: Vec<(i64, ModelVersion)> = conn

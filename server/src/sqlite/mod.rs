@@ -9,8 +9,7 @@ pub mod sql;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use r2d2::{HandleError, ManageConnection, Pool};
-use r2d2_sqlite::SqliteConnectionManager;
+use r2d2::{HandleError, Pool};
 
 use crate::db::DbError;
 use crate::Error;
@@ -19,35 +18,7 @@ use crate::Error;
 /// seam's [`crate::db::Conn`]. Nothing outside `db` and this module names the driver.
 pub type Conn = crate::db::Conn;
 
-/// A pool of SQLite connections handed out as [`Conn`]s.
-pub type SqlitePool = Pool<Manager>;
-
-/// The pool's connection manager: r2d2_sqlite's, each new connection wrapped as a [`Conn`]
-/// and set up by `init`.
-#[derive(Debug)]
-pub struct Manager {
-    inner: SqliteConnectionManager,
-    init: fn(&Conn) -> crate::db::Result<()>,
-}
-
-impl ManageConnection for Manager {
-    type Connection = Conn;
-    type Error = DbError;
-
-    fn connect(&self) -> Result<Conn, DbError> {
-        let conn = Conn::from_sqlite(self.inner.connect()?);
-        retry_busy(BUSY_TIMEOUT, || (self.init)(&conn))?;
-        Ok(conn)
-    }
-
-    fn is_valid(&self, conn: &mut Conn) -> Result<(), DbError> {
-        Ok(self.inner.is_valid(conn.sqlite_mut())?)
-    }
-
-    fn has_broken(&self, conn: &mut Conn) -> bool {
-        self.inner.has_broken(conn.sqlite_mut())
-    }
-}
+pub use crate::db::sqlite::{Manager, SqlitePool};
 
 /// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -113,10 +84,7 @@ pub(crate) fn prepared_pool<T>(
     };
     let mut first = Conn::open_sqlite(path).map_err(|e| cannot_open(&e))?;
     let prepared = prepare(&mut first)?;
-    let manager = Manager {
-        inner: SqliteConnectionManager::file(path),
-        init,
-    };
+    let manager = Manager::file(path, init, |c, init| retry_busy(BUSY_TIMEOUT, || init(c)));
     let pool = Pool::builder()
         .max_size(size)
         .connection_timeout(BUSY_TIMEOUT)

@@ -1,18 +1,35 @@
-//! The SQLite-only SQL that store-side modules use, named here so that it is found in one
-//! place and a PostgreSQL backend knows what to translate. Everything else the store
-//! modules write is meant to be portable (`ON CONFLICT ... DO NOTHING/UPDATE`,
-//! `RETURNING`, `EXISTS`, `coalesce`, `substr`); the other SQLite-only statements are the
-//! `PRAGMA`s and migrations in this module's parent.
+//! The SQL that differs between the engines, named here so that it is found in one place:
+//! each fragment takes the connection's [`Dialect`]. Everything else the store modules
+//! write is portable (`ON CONFLICT ... DO NOTHING/UPDATE`, `RETURNING`, `EXISTS`,
+//! `coalesce`, `substr`); the other engine-specific statements are SQLite's `PRAGMA`s and
+//! the migrations (one file per engine).
 
 use serde::Serialize;
 
+pub use crate::db::Dialect;
+
 use crate::Error;
 
-/// `(SELECT value FROM json_each(<param>))`: the elements of a JSON array bound at `param`,
-/// for `x IN ...` with one cached statement whatever the list's length. Bind
-/// [`json_array`] there. (PostgreSQL: `json_array_elements_text(<param>::json)`.)
-pub fn json_list(param: &str) -> String {
-    format!("(SELECT value FROM json_each({param}))")
+/// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...`, with
+/// one cached statement whatever the list's length. Bind [`json_array`] there.
+pub fn json_list(d: Dialect, param: &str) -> String {
+    match d {
+        Dialect::Sqlite => format!("(SELECT value FROM json_each({param}))"),
+        Dialect::Postgres => {
+            format!("(SELECT value FROM json_array_elements_text(CAST({param} AS TEXT)::json))")
+        }
+    }
+}
+
+/// [`json_list`] of integers (ids): PostgreSQL compares an integer column only with
+/// integers.
+pub fn json_int_list(d: Dialect, param: &str) -> String {
+    match d {
+        Dialect::Sqlite => json_list(d, param),
+        Dialect::Postgres => format!(
+            "(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST({param} AS TEXT)::json))"
+        ),
+    }
 }
 
 /// The JSON array text of `items`, to bind for [`json_list`].
@@ -20,20 +37,56 @@ pub fn json_array<T: Serialize>(items: &[T]) -> Result<String, Error> {
     serde_json::to_string(items).map_err(|e| Error::Internal(format!("encoding a list: {e}")))
 }
 
-/// The larger of two values: SQLite's scalar two-argument `max`. (PostgreSQL: `GREATEST`.)
-pub fn greatest(a: &str, b: &str) -> String {
-    format!("max({a}, {b})")
+/// The larger of two values: SQLite's scalar two-argument `max`, PostgreSQL's `GREATEST`.
+pub fn greatest(d: Dialect, a: &str, b: &str) -> String {
+    match d {
+        Dialect::Sqlite => format!("max({a}, {b})"),
+        Dialect::Postgres => format!("GREATEST({a}, {b})"),
+    }
 }
 
-/// True when `needle` occurs in `haystack`: `instr(...) > 0`. (PostgreSQL: `strpos`.)
-pub fn contains(haystack: &str, needle: &str) -> String {
-    format!("instr({haystack}, {needle}) > 0")
+/// True when `needle` occurs in `haystack`.
+pub fn contains(d: Dialect, haystack: &str, needle: &str) -> String {
+    match d {
+        Dialect::Sqlite => format!("instr({haystack}, {needle}) > 0"),
+        Dialect::Postgres => format!("strpos({haystack}, {needle}) > 0"),
+    }
 }
 
-/// The operator of a case-sensitive pattern match, with a pattern from [`like_to_glob`]:
-/// SQLite's `LIKE` ignores ASCII case, MLflow's does not. (PostgreSQL: `LIKE`, with the
-/// LIKE pattern as it is.)
-pub const CASE_SENSITIVE_LIKE: &str = "GLOB";
+/// MLflow's case-sensitive `LIKE ?`, with the pattern from [`like_pattern`]: SQLite's
+/// `LIKE` ignores ASCII case, so there it is `GLOB` with the pattern translated.
+pub fn like(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => "GLOB ?",
+        Dialect::Postgres => "LIKE ?",
+    }
+}
+
+/// MLflow's `ILIKE ?` (ASCII case ignored): SQLite's `LIKE`, PostgreSQL's `ILIKE`.
+pub fn ilike(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => "LIKE ?",
+        Dialect::Postgres => "ILIKE ?",
+    }
+}
+
+/// The pattern to bind for [`like`]: a SQL LIKE pattern (`%`, `_`) as GLOB on SQLite, as
+/// it is on PostgreSQL.
+pub fn like_pattern(d: Dialect, pattern: &str) -> String {
+    match d {
+        Dialect::Sqlite => like_to_glob(pattern),
+        Dialect::Postgres => pattern.to_owned(),
+    }
+}
+
+/// How a table without a key is read in insertion order: SQLite's `rowid`, the `seq`
+/// identity column of the PostgreSQL schema.
+pub fn insertion_order(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => "rowid",
+        Dialect::Postgres => "seq",
+    }
+}
 
 /// Translates a SQL LIKE pattern (`%`, `_`) into the equivalent GLOB pattern.
 pub fn like_to_glob(pattern: &str) -> String {

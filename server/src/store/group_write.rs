@@ -49,7 +49,7 @@ impl GroupWriter {
     /// until the group has committed. `conn` gives the turn holder a connection.
     pub fn write<T, F>(
         &self,
-        conn: impl FnOnce() -> Result<r2d2::PooledConnection<crate::sqlite::Manager>, Error>,
+        conn: impl FnOnce() -> Result<crate::db::Pooled, Error>,
         f: F,
     ) -> Result<T, Error>
     where

@@ -8,7 +8,7 @@
 //! Later migrations are plain DDL that runs exactly once. Never edit a released migration;
 //! add the next number.
 
-use crate::db::{params, Behavior, Conn};
+use crate::db::{params, Behavior, Conn, Dialect};
 
 use crate::util::now_ms;
 use crate::Error;
@@ -20,8 +20,10 @@ pub struct Migration {
     pub version: i64,
     /// Its name (the file name without number and extension).
     pub name: &'static str,
-    /// The statements.
+    /// The statements (SQLite).
     pub sql: &'static str,
+    /// The same step for PostgreSQL (`migrations/postgres/`, same number and name).
+    pub pg: &'static str,
 }
 
 /// Every migration, in order.
@@ -30,26 +32,31 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 1,
         name: "initial",
         sql: include_str!("migrations/0001_initial.sql"),
+        pg: include_str!("migrations/postgres/0001_initial.sql"),
     },
     Migration {
         version: 2,
         name: "nodes",
         sql: include_str!("migrations/0002_nodes.sql"),
+        pg: include_str!("migrations/postgres/0002_nodes.sql"),
     },
     Migration {
         version: 3,
         name: "jobs",
         sql: include_str!("migrations/0003_jobs.sql"),
+        pg: include_str!("migrations/postgres/0003_jobs.sql"),
     },
     Migration {
         version: 4,
         name: "models",
         sql: include_str!("migrations/0004_models.sql"),
+        pg: include_str!("migrations/postgres/0004_models.sql"),
     },
     Migration {
         version: 5,
         name: "registry",
         sql: include_str!("migrations/0005_registry.sql"),
+        pg: include_str!("migrations/postgres/0005_registry.sql"),
     },
 ];
 
@@ -74,10 +81,15 @@ pub struct Outcome {
 /// Brings the database up to the latest version, in one IMMEDIATE transaction (so two
 /// processes starting at once, e.g. `serve` and a CLI command, migrate one after the other).
 /// A database at a version newer than this build knows is refused, never touched.
+///
+/// On PostgreSQL the transaction holds the write lock (an advisory lock), so replicas
+/// starting together migrate one after the other, and DDL is transactional: a failed
+/// migration leaves nothing behind.
 pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
+    let pg = conn.dialect() == Dialect::Postgres;
     let tx = conn.transaction(Behavior::Immediate)?;
-    let legacy = is_legacy(&tx)?;
-    tx.execute_batch(MIGRATIONS_TABLE)?;
+    let legacy = !pg && is_legacy(&tx)?;
+    tx.execute_batch(&MIGRATIONS_TABLE.replace("INTEGER", if pg { "BIGINT" } else { "INTEGER" }))?;
     let current: i64 = tx.query_row(
         "SELECT coalesce(max(version), 0) FROM schema_migrations",
         [],
@@ -94,7 +106,7 @@ pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
     let adopted = legacy;
     let mut applied = 0;
     for m in MIGRATIONS.iter().filter(|m| m.version > current) {
-        tx.execute_batch(m.sql)
+        tx.execute_batch(if pg { m.pg } else { m.sql })
             .map_err(|e| Error::Internal(format!("migration {} ({}): {e}", m.version, m.name)))?;
         tx.execute(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",

@@ -27,10 +27,16 @@ use crate::error::Error;
 /// Connections in the pool.
 const POOL_SIZE: u32 = 8;
 
+/// Connections in a PostgreSQL pool (shared by the store and the logs).
+const PG_POOL_SIZE: usize = 16;
+
 /// A pool of SQLite connections to one database file in WAL mode.
 #[derive(Clone)]
 pub struct Store {
-    pool: crate::sqlite::SqlitePool,
+    pool: crate::db::Pool,
+    /// The folder for the files that live beside the database (artifacts): beside the
+    /// SQLite file, or the data dir given with a PostgreSQL URL.
+    files: Option<std::path::PathBuf>,
     /// The job runs' log lines, in their own database file beside this one.
     logs: crate::logs::LogStore,
     /// The queue of [`Store::call_write`]'s writes: first come, first served, committed
@@ -102,10 +108,52 @@ impl Store {
         );
         let logs = crate::logs::LogStore::open_with(&logs_path(path), log_errors)?;
         Ok(Store {
-            pool,
+            pool: crate::db::Pool::Sqlite(pool),
+            files: path.parent().map(Path::to_path_buf),
             logs,
             writes: Arc::default(),
         })
+    }
+
+    /// Opens the PostgreSQL database at `url` (`postgres://user:pass@host:port/db`),
+    /// migrates it (the store's tables and the logs' tables live in it side by side) and
+    /// makes sure the Default experiment exists. Replicas starting together migrate one
+    /// after the other (see [`migrate`]).
+    ///
+    /// `dir` holds the files that live beside the database (artifacts, unless they go to
+    /// an object store): every replica must see the same folder.
+    pub fn open_postgres(url: &str, dir: &Path) -> Result<Self, Error> {
+        let pool = crate::db::pg::PgPool::connect(url, PG_POOL_SIZE)
+            .map_err(|e| Error::Internal(format!("cannot open database: {}", e.message())))?;
+        let done = {
+            let mut conn = pool.get()?;
+            let done = migrate(&mut conn)?;
+            init_default_experiment(&conn)?;
+            crate::logs::migrate_store(&mut conn)?;
+            done
+        };
+        tracing::info!(
+            "PostgreSQL database at version {}, applied {} migrations",
+            done.version,
+            done.applied
+        );
+        let logs = crate::logs::LogStore::over_postgres(pool.clone());
+        Ok(Store {
+            pool: crate::db::Pool::Pg(pool),
+            files: Some(dir.to_path_buf()),
+            logs,
+            writes: Arc::default(),
+        })
+    }
+
+    /// The folder for the files that live beside the database (see [`Store::open_postgres`]).
+    pub fn files_dir(&self) -> Option<&Path> {
+        self.files.as_deref()
+    }
+
+    /// The engine behind the store.
+    pub fn dialect(&self) -> crate::db::Dialect {
+        self.pool.dialect()
     }
 
     /// The log store (`logs.db` beside `runlens.db`).
@@ -164,7 +212,9 @@ impl Store {
 /// (acknowledged) write is on disk before the handler answers, so a crash or kill -9
 /// loses nothing.
 fn configure(c: &Conn) -> crate::db::Result<()> {
-    c.sqlite().busy_timeout(BUSY_TIMEOUT)?;
+    if let Some(s) = c.sqlite() {
+        s.busy_timeout(BUSY_TIMEOUT)?;
+    }
     c.execute_batch(
         "PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;

@@ -42,7 +42,7 @@ pub fn get_history(
     let Some(series) = series_of(conn, run_id, key)? else {
         return Ok(Vec::new());
     };
-    let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    let limit = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
     let mut stmt = conn.prepare_cached(
         "SELECT step, timestamp, is_nan, value FROM metric_points WHERE series_id = ?1 \
          ORDER BY timestamp, step, is_nan, value LIMIT ?2 OFFSET ?3",

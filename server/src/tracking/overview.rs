@@ -7,7 +7,7 @@ use crate::db::{Conn, OptionalExtension};
 use api_types as json;
 
 use crate::permissions::ReadableSql;
-use crate::store::sql::greatest;
+use crate::store::sql::{greatest, Dialect};
 use crate::Error;
 
 /// The tag MLflow uses to nest a run under its parent.
@@ -15,8 +15,8 @@ pub const PARENT_TAG: &str = "mlflow.parentRunId";
 
 /// One experiment row with its run aggregates: active run count and the latest run
 /// start/end, so "last update" reflects logging, not only renames.
-fn summary_sql() -> String {
-    let run_end = greatest("r.start_time", "coalesce(r.end_time, 0)");
+fn summary_sql(d: Dialect) -> String {
+    let run_end = greatest(d, "r.start_time", "coalesce(r.end_time, 0)");
     let last_run = format!(
         "coalesce((SELECT max({run_end}) FROM runs r
                     WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'), 0)"
@@ -29,7 +29,7 @@ fn summary_sql() -> String {
                 (SELECT t.value FROM experiment_tags t
                   WHERE t.experiment_id = e.experiment_id AND t.key = 'mlflow.note.content')
            FROM experiments e",
-        greatest("e.last_update_time", &last_run)
+        greatest(d, "e.last_update_time", &last_run)
     )
 }
 
@@ -53,7 +53,7 @@ pub fn active_summaries(
 ) -> Result<Vec<json::ExperimentSummary>, Error> {
     let mut stmt = c.prepare_cached(&format!(
         "{} WHERE e.lifecycle_stage = 'active' AND {}",
-        summary_sql(),
+        summary_sql(c.dialect()),
         readable.sql
     ))?;
     let rows = stmt.query_map(
@@ -65,10 +65,13 @@ pub fn active_summaries(
 
 /// Experiment `id`'s summary (active or deleted); `Error::NotFound` when there is none.
 pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
-    c.prepare_cached(&format!("{} WHERE e.experiment_id = ?1", summary_sql()))?
-        .query_row([id], summary_row)
-        .optional()?
-        .ok_or_else(|| Error::NotFound(format!("experiment '{id}' does not exist")))
+    c.prepare_cached(&format!(
+        "{} WHERE e.experiment_id = ?1",
+        summary_sql(c.dialect())
+    ))?
+    .query_row([id], summary_row)
+    .optional()?
+    .ok_or_else(|| Error::NotFound(format!("experiment '{id}' does not exist")))
 }
 
 /// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags

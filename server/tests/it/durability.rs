@@ -118,7 +118,7 @@ fn acknowledged_points_survive_kill_9() {
 /// so several distinct pooled connections answer.
 #[test]
 fn every_pooled_connection_is_wal_and_synchronous_full() {
-    let app = TestApp::new();
+    let app = TestApp::sqlite();
     let barrier = std::sync::Barrier::new(8);
     let seen: Vec<(String, i64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
@@ -192,7 +192,7 @@ fn sigint_and_sigterm_shut_down_cleanly() {
 /// API tokens are stored hashed: the raw token appears nowhere in the database files.
 #[tokio::test]
 async fn tokens_are_stored_hashed() {
-    let app = TestApp::new();
+    let app = TestApp::sqlite();
     app.user("alice", false);
     let (cookie, csrf, _) = app.login("alice", crate::helpers::PASSWORD).await;
     let r = app

@@ -49,7 +49,7 @@ impl LiveServer {
     /// Starts the server (call inside a multi-threaded tokio runtime).
     pub async fn start() -> LiveServer {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
+        let store = crate::helpers::store::open_store(dir.path());
         let admin =
             server::auth::bootstrap::create_admin_with_token(&store, "root").expect("admin");
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());

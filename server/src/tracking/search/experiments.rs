@@ -5,7 +5,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use crate::permissions::ReadableSql;
-use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
 use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use crate::tracking::model::Experiment;
@@ -40,7 +40,7 @@ fn resolve(ident: &Ident, ordering: bool) -> Result<Field, Error> {
     }
 }
 
-fn compile_clause(c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Dialect, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let field = resolve(&c.ident, false)?;
     let numeric = matches!(field, Field::Column(_, true));
     let op_ok = if numeric {
@@ -57,7 +57,7 @@ fn compile_clause(c: &Clause) -> Result<(String, Vec<Value>), Error> {
     }
     let value = match (&c.value, numeric) {
         (Literal::Number(n), true) => Value::Real(*n),
-        (Literal::Str(s), false) if c.op == Op::Like => Value::Text(like_to_glob(s)),
+        (Literal::Str(s), false) if c.op == Op::Like => Value::Text(like_pattern(d, s)),
         (Literal::Str(s), false) => Value::Text(s.clone()),
         _ => {
             return Err(Error::InvalidParameter(format!(
@@ -72,8 +72,8 @@ fn compile_clause(c: &Clause) -> Result<(String, Vec<Value>), Error> {
         }
     };
     let cmp = match c.op {
-        Op::Like => format!("{CASE_SENSITIVE_LIKE} ?"),
-        Op::ILike => "LIKE ?".to_string(),
+        Op::Like => like(d).to_string(),
+        Op::ILike => ilike(d).to_string(),
         Op::Ne => "<> ?".to_string(),
         op => format!("{} ?", op.as_str()),
     };
@@ -140,7 +140,7 @@ pub fn search_experiments(
     sql.push_str(&format!(" AND {}", readable.sql));
     let mut params: Vec<Value> = readable.params.clone();
     for clause in parse_filter(filter)? {
-        let (text, values) = compile_clause(&clause)?;
+        let (text, values) = compile_clause(conn.dialect(), &clause)?;
         sql.push_str(" AND ");
         sql.push_str(&text);
         params.extend(values);

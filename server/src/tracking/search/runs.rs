@@ -6,7 +6,7 @@ use crate::db::Value;
 
 use super::fields::Field;
 use super::{order, Sql};
-use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
+use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
 use crate::Error;
@@ -26,7 +26,7 @@ pub fn search_run_ids(
     let clauses = parse_filter(filter)?;
     let wheres = clauses
         .iter()
-        .map(compile_clause)
+        .map(|c| compile_clause(conn.dialect(), c))
         .collect::<Result<Vec<Sql>, Error>>()?;
     let order = order::compile(order_by)?;
     if experiment_ids.is_empty() || limit == 0 {
@@ -63,11 +63,11 @@ pub fn search_run_ids(
 }
 
 /// Compiles one filter clause to a boolean SQL expression over the run `r`.
-fn compile_clause(clause: &Clause) -> Result<Sql, Error> {
+fn compile_clause(d: Dialect, clause: &Clause) -> Result<Sql, Error> {
     let field = Field::resolve(&clause.ident)?;
     field.check_op(clause.op)?;
     let value = field.bind_value(clause)?;
-    let (cmp, value) = comparison(clause.op, value);
+    let (cmp, value) = comparison(d, clause.op, value);
     let sub = |table: &str, extra: &str| {
         format!(
             "EXISTS (SELECT 1 FROM {table} x WHERE x.run_uuid = r.run_uuid AND x.key = ?{extra} \
@@ -106,8 +106,8 @@ fn dataset_exists(key: &str, cmp: &str) -> String {
 }
 
 /// The SQL comparison for `op` (with its placeholders) and the values it binds.
-/// LIKE is case-sensitive in MLflow but not in SQLite: see [`CASE_SENSITIVE_LIKE`].
-fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
+/// LIKE is case-sensitive in MLflow but not in SQLite: see [`like`].
+fn comparison(d: Dialect, op: Op, value: Literal) -> (String, Vec<Value>) {
     let one = |v: Literal| match v {
         Literal::Number(n) => vec![Value::Real(n)],
         Literal::Str(s) => vec![Value::Text(s)],
@@ -116,13 +116,10 @@ fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
     match op {
         Op::Like => {
             let pattern = match value {
-                Literal::Str(s) => like_to_glob(&s),
+                Literal::Str(s) => like_pattern(d, &s),
                 other => return ("= ?".to_string(), one(other)),
             };
-            (
-                format!("{CASE_SENSITIVE_LIKE} ?"),
-                vec![Value::Text(pattern)],
-            )
+            (like(d).to_string(), vec![Value::Text(pattern)])
         }
         Op::In | Op::NotIn => {
             let values = one(value);
@@ -130,7 +127,7 @@ fn comparison(op: Op, value: Literal) -> (String, Vec<Value>) {
             let not = if op == Op::NotIn { "NOT " } else { "" };
             (format!("{not}IN ({marks})"), values)
         }
-        Op::ILike => ("LIKE ?".to_string(), one(value)),
+        Op::ILike => (ilike(d).to_string(), one(value)),
         Op::Ne => ("<> ?".to_string(), one(value)),
         other => (format!("{} ?", other.as_str()), one(value)),
     }

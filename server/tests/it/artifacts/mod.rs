@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::http::{Method, Request};
 use axum::Router;
 use server::auth::{tokens, users};
-use server::{AppState, StaticConfig, Store};
+use server::{AppState, StaticConfig};
 
 use crate::helpers::{oneshot, Resp};
 
@@ -36,7 +36,7 @@ pub struct Fx {
 impl Fx {
     pub async fn new() -> Fx {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
+        let store = crate::helpers::store::open_store(dir.path());
         let admin =
             server::auth::bootstrap::create_admin_with_token(&store, "root").expect("admin");
         let token = |name: &str| {

@@ -4,6 +4,7 @@
 //! starts the real `runlens` binary on a free port.
 
 pub mod binary;
+pub mod store;
 
 use std::net::SocketAddr;
 
@@ -89,6 +90,17 @@ impl TestApp {
         app
     }
 
+    /// [`TestApp::new`] on embedded SQLite whatever the test run's backend (tests of the
+    /// SQLite files themselves).
+    pub fn sqlite() -> Self {
+        let mut app = Self::build_on(AuthSettings::default(), StaticConfig::default(), true);
+        let token =
+            server::auth::bootstrap::create_admin_with_token(&app.store, ADMIN).expect("admin");
+        app.admin_auth = format!("Bearer {token}");
+        app.admin_token = token;
+        app
+    }
+
     /// No user at all (tests that make their own administrators).
     pub fn bare() -> Self {
         Self::build(AuthSettings::default(), StaticConfig::default())
@@ -102,8 +114,15 @@ impl TestApp {
     }
 
     fn build(settings: AuthSettings, statics: StaticConfig) -> Self {
+        Self::build_on(settings, statics, false)
+    }
+
+    fn build_on(settings: AuthSettings, statics: StaticConfig, sqlite: bool) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
+        let store = match sqlite {
+            true => Store::open(dir.path()).expect("store"),
+            false => store::open_store(dir.path()),
+        };
         let state = AppState::new(store.clone()).with_auth_settings(settings);
         TestApp {
             router: server::app(state, &statics),

@@ -104,6 +104,8 @@ pub struct Template {
     /// The MLflow run of the job run's attempt 1 (in the fixture experiment).
     pub attempt_run: String,
     tokens: Vec<(&'static str, String)>,
+    /// The fixture's PostgreSQL database (copied per case), on a PostgreSQL test run.
+    db: Option<String>,
     /// Each caller's own private experiment `/Users/<name>/own`: (username, id).
     own: Vec<(&'static str, String)>,
     /// More ids that case templates name as `{name}` (artifact and model fixtures).
@@ -114,10 +116,11 @@ impl Template {
     /// Builds the fixture database.
     pub async fn build() -> Template {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
+        let (store, db) = crate::helpers::store::open_named(dir.path());
         let tokens = store.blocking(people).expect("people");
         let mut t = Template {
             dir,
+            db,
             exp: String::new(),
             run: String::new(),
             job: String::new(),
@@ -149,7 +152,9 @@ impl Template {
                 server::permissions::set_grant(c, id, &group, Some(Level::CanEdit))?;
                 let (job, job_run, attempt_run) = job_fixture(c, id)?;
                 (t.job, t.job_run, t.attempt_run) = (job, job_run, attempt_run);
-                c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+                if c.dialect() == server::db::Dialect::Sqlite {
+                    c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+                }
                 Ok(())
             })
             .expect("grants");
@@ -227,16 +232,21 @@ impl Template {
     /// [`Template::copy`] with the copy's store.
     pub fn copy_with_store(&self) -> (tempfile::TempDir, Router, Store) {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::copy(
-            self.dir.path().join("runlens.db"),
-            dir.path().join("runlens.db"),
-        )
-        .expect("copy db");
+        if self.db.is_none() {
+            std::fs::copy(
+                self.dir.path().join("runlens.db"),
+                dir.path().join("runlens.db"),
+            )
+            .expect("copy db");
+        }
         copy_tree(
             &self.dir.path().join("artifacts"),
             &dir.path().join("artifacts"),
         );
-        let store = Store::open(dir.path()).expect("store");
+        let store = match &self.db {
+            Some(db) => crate::helpers::store::copy_store(db, dir.path()),
+            None => Store::open(dir.path()).expect("store"),
+        };
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         (dir, app, store)
     }

@@ -1,0 +1,65 @@
+//! A pool of either backend's connections.
+
+use std::ops::{Deref, DerefMut};
+
+use super::pg::PgPool;
+use super::sqlite::{Manager, SqlitePool};
+use super::{Conn, DbError, Dialect, Result};
+
+/// The store's connection pool, SQLite's or PostgreSQL's.
+#[derive(Clone, Debug)]
+pub enum Pool {
+    /// r2d2 over SQLite connections to one file.
+    Sqlite(SqlitePool),
+    /// deadpool over PostgreSQL connections.
+    Pg(PgPool),
+}
+
+/// A connection borrowed from a [`Pool`]; back to it when dropped.
+pub enum Pooled {
+    /// From the SQLite pool.
+    Sqlite(r2d2::PooledConnection<Manager>),
+    /// From the PostgreSQL pool (the connection holds its pool slot).
+    Pg(Conn),
+}
+
+impl Pool {
+    /// A connection, waiting for one to be free.
+    pub fn get(&self) -> Result<Pooled> {
+        match self {
+            Pool::Sqlite(p) => p
+                .get()
+                .map(Pooled::Sqlite)
+                .map_err(|e| DbError::Pool(format!("database pool: {e}"))),
+            Pool::Pg(p) => p.get().map(Pooled::Pg),
+        }
+    }
+
+    /// The engine behind the pool.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Pool::Sqlite(_) => Dialect::Sqlite,
+            Pool::Pg(_) => Dialect::Postgres,
+        }
+    }
+}
+
+impl Deref for Pooled {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        match self {
+            Pooled::Sqlite(c) => c,
+            Pooled::Pg(c) => c,
+        }
+    }
+}
+
+impl DerefMut for Pooled {
+    fn deref_mut(&mut self) -> &mut Conn {
+        match self {
+            Pooled::Sqlite(c) => c,
+            Pooled::Pg(c) => c,
+        }
+    }
+}
