@@ -51,6 +51,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "registry",
         sql: include_str!("migrations/0005_registry.sql"),
     },
+    Migration {
+        version: 6,
+        name: "metric_blocks",
+        sql: include_str!("migrations/0006_metric_blocks.sql"),
+    },
 ];
 
 /// The bookkeeping table; created before anything else.
