@@ -14,6 +14,8 @@ use axum::Router;
 use http_body_util::BodyExt;
 use serde_json::Value;
 use server::auth::{tokens, users, AuthSettings};
+use server::tracking::model::Point;
+use server::tracking::series;
 use server::{AppState, StaticConfig, Store};
 use tower::ServiceExt;
 
@@ -393,20 +395,22 @@ impl TestApp {
                      VALUES (?1, 0, 'synthetic', 'tester', 'RUNNING', 1000, 'active', '')",
                     [&run_id],
                 )?;
-                tx.execute(
-                    "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2)",
+                let sid: i64 = tx.query_row(
+                    "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2) RETURNING series_id",
                     [&run_id, &key],
+                    |r| r.get(0),
                 )?;
-                let sid = tx.last_insert_rowid();
-                {
-                    let mut stmt = tx.prepare(
-                        "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                    )?;
-                    for (s, t, v) in points {
-                        let stored = if v.is_nan() { 0.0 } else { v };
-                        stmt.execute(rusqlite::params![sid, s, t, v.is_nan(), stored])?;
-                    }
+                // Through the store's one writer of points, so block summaries and the count
+                // are kept as on ingest.
+                let points: Vec<Point> = points
+                    .map(|(step, timestamp, value)| Point {
+                        step,
+                        timestamp,
+                        value,
+                    })
+                    .collect();
+                for chunk in points.chunks(1000) {
+                    series::insert_points(&tx, sid, chunk)?;
                 }
                 tx.commit()?;
                 Ok(())
