@@ -17,7 +17,7 @@ pub fn insert_points(c: &Connection, sid: i64, points: &[Point]) -> Result<u64, 
     if points.is_empty() {
         return Ok(0);
     }
-    let ordered = was_time_ordered(c, sid)?;
+    let before = prior(c, sid)?;
     let mut insert = c.prepare_cached(
         "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value) \
          VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
@@ -38,8 +38,8 @@ pub fn insert_points(c: &Connection, sid: i64, points: &[Point]) -> Result<u64, 
         return Ok(0);
     }
     new.sort_by(point_order);
-    let still_ordered = ordered.is_some_and(|prior| appends_in_order(prior, &new));
-    update_blocks(c, sid, &new)?;
+    let still_ordered = before.time_ordered && appends_in_order(before.last, &new);
+    update_blocks(c, sid, &new, before.last.map(|(step, _)| step))?;
     let added = new.len() as u64;
     c.prepare_cached(
         "UPDATE metric_series SET point_count = point_count + ?2, time_ordered = ?3 \
@@ -49,22 +49,28 @@ pub fn insert_points(c: &Connection, sid: i64, points: &[Point]) -> Result<u64, 
     Ok(added)
 }
 
-/// Before the insert: `None` when the series is not time-ordered, else its largest step
-/// and timestamp (`None` inside when it has no points yet).
-fn was_time_ordered(c: &Connection, sid: i64) -> Result<Option<Option<(i64, i64)>>, Error> {
-    let ordered: bool = c
-        .prepare_cached("SELECT time_ordered FROM metric_series WHERE series_id = ?1")?
-        .query_row([sid], |r| r.get(0))?;
-    if !ordered {
-        return Ok(None);
-    }
-    let last: (Option<i64>, Option<i64>) = c
+/// What the series was before the insert.
+struct Prior {
+    /// Its time-order flag.
+    time_ordered: bool,
+    /// Its largest step and timestamp; `None` when it has no points yet.
+    last: Option<(i64, i64)>,
+}
+
+/// The series' flag, largest step and largest timestamp (from the indexes' ends).
+fn prior(c: &Connection, sid: i64) -> Result<Prior, Error> {
+    let (time_ordered, step, ts): (bool, Option<i64>, Option<i64>) = c
         .prepare_cached(
-            "SELECT (SELECT max(step) FROM metric_points WHERE series_id = ?1),
-                    (SELECT max(timestamp) FROM metric_points WHERE series_id = ?1)",
+            "SELECT time_ordered,
+                    (SELECT max(step) FROM metric_points WHERE series_id = ?1),
+                    (SELECT max(timestamp) FROM metric_points WHERE series_id = ?1)
+               FROM metric_series WHERE series_id = ?1",
         )?
-        .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(Some(last.0.zip(last.1)))
+        .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(Prior {
+        time_ordered,
+        last: step.zip(ts),
+    })
 }
 
 /// Whether a time-ordered series whose largest step and timestamp were `prior` stays
@@ -82,8 +88,14 @@ fn appends_in_order(prior: Option<(i64, i64)>, new: &[json::SeriesPoint]) -> boo
 }
 
 /// Folds `new` (sorted in reading order) into the stored blocks of every level: one read
-/// and one write per block touched.
-fn update_blocks(c: &Connection, sid: i64, new: &[json::SeriesPoint]) -> Result<(), Error> {
+/// and one write per block touched; no read for a block that starts after `last_step`, the
+/// series' largest step before the insert (appended points mostly open new blocks).
+fn update_blocks(
+    c: &Connection,
+    sid: i64,
+    new: &[json::SeriesPoint],
+    last_step: Option<i64>,
+) -> Result<(), Error> {
     let mut level: Vec<(i64, Block)> = Vec::new();
     for p in new {
         let b = p.step >> MIN_LEVEL;
@@ -98,7 +110,13 @@ fn update_blocks(c: &Connection, sid: i64, new: &[json::SeriesPoint]) -> Result<
         }
         debug_assert_eq!(*k, MIN_LEVEL + LEVEL_STEP * i as u32);
         for (b, s) in &level {
-            let merged = match blocks::read_one(c, sid, *k, *b)? {
+            let fresh = last_step.is_none_or(|last| (b << k) > last);
+            let old = if fresh {
+                None
+            } else {
+                blocks::read_one(c, sid, *k, *b)?
+            };
+            let merged = match old {
                 Some(old) => old.merge(s),
                 None => *s,
             };
