@@ -12,12 +12,12 @@
 //! Blocks are in step order, so on a time axis this holds only for a series whose timestamps
 //! never decrease as steps grow (its `time_ordered` flag); the caller checks.
 
-use rusqlite::Connection;
+use rusqlite::{CachedStatement, Connection};
 
 use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
 use super::downsample::{Reduced, Viewport, M4};
-use super::query::{read_points, Axis};
+use super::query::{read_points_with, Axis, POINTS_BY_STEP};
 use crate::Error;
 
 /// A straddling block with at most this many points is read as points, not refined.
@@ -34,7 +34,8 @@ pub(super) fn reduce(
     top: u32,
 ) -> Result<Reduced, Error> {
     let mut cover = Cover {
-        c,
+        blocks: blocks::Reader::new(c)?,
+        points: c.prepare_cached(POINTS_BY_STEP)?,
         sid,
         axis,
         view,
@@ -47,7 +48,8 @@ pub(super) fn reduce(
 
 /// One chart's walk over the blocks, in step order.
 struct Cover<'c> {
-    c: &'c Connection,
+    blocks: blocks::Reader<'c>,
+    points: CachedStatement<'c>,
     sid: i64,
     axis: Axis,
     view: Viewport,
@@ -58,7 +60,7 @@ struct Cover<'c> {
 impl Cover<'_> {
     /// The blocks `from..=to` of `level` that exist, in order.
     fn level(&mut self, level: u32, from: i64, to: i64) -> Result<(), Error> {
-        for (b, s) in blocks::read(self.c, self.sid, level, from, to)? {
+        for (b, s) in self.blocks.read(self.sid, level, from, to)? {
             self.block(level, b, &s)?;
         }
         Ok(())
@@ -86,8 +88,8 @@ impl Cover<'_> {
             Ok(())
         } else if level <= MIN_LEVEL || s.n <= FEW_POINTS {
             let m4 = &mut self.m4;
-            read_points(
-                self.c,
+            read_points_with(
+                &mut self.points,
                 self.sid,
                 (s.steps.0.max(lo), s.steps.1.min(hi)),
                 |p| m4.push(axis.x(p.step, p.timestamp), p),

@@ -87,9 +87,10 @@ fn appends_in_order(prior: Option<(i64, i64)>, new: &[json::SeriesPoint]) -> boo
     in_order && after
 }
 
-/// Folds `new` (sorted in reading order) into the stored blocks of every level: one read
-/// and one write per block touched; no read for a block that starts after `last_step`, the
-/// series' largest step before the insert (appended points mostly open new blocks).
+/// Folds `new` (sorted in reading order) into the stored blocks of every level: one
+/// statement reads the stored blocks touched (none for a block that starts after
+/// `last_step`, the series' largest step before the insert: appended points mostly open
+/// new blocks), upserts of up to 16 rows write them back.
 fn update_blocks(
     c: &Connection,
     sid: i64,
@@ -104,24 +105,26 @@ fn update_blocks(
             _ => level.push((b, Block::of(*p))),
         }
     }
+    let mut all: Vec<(u32, i64, Block)> = Vec::new();
     for (i, k) in LEVELS.iter().enumerate() {
         if i > 0 {
             level = next_level(&level);
         }
         debug_assert_eq!(*k, MIN_LEVEL + LEVEL_STEP * i as u32);
-        for (b, s) in &level {
-            let fresh = last_step.is_none_or(|last| (b << k) > last);
-            let old = if fresh {
-                None
-            } else {
-                blocks::read_one(c, sid, *k, *b)?
-            };
-            let merged = match old {
-                Some(old) => old.merge(s),
-                None => *s,
-            };
-            blocks::write(c, sid, *k, *b, &merged)?;
+        all.extend(level.iter().map(|(b, s)| (*k, *b, *s)));
+    }
+    // Only blocks that start at or before the last stored step can hold stored points.
+    let wanted: Vec<(u32, i64)> = all
+        .iter()
+        .filter(|(k, b, _)| last_step.is_some_and(|last| (b << k) <= last))
+        .map(|(k, b, _)| (*k, *b))
+        .collect();
+    let stored = blocks::read_wanted(c, sid, &wanted)?;
+    for (k, b, s) in &mut all {
+        if let Some(old) = stored.get(&(*k, *b)) {
+            *s = old.merge(s);
         }
     }
+    blocks::write_all(c, sid, &all)?;
     Ok(())
 }

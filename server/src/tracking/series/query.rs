@@ -47,7 +47,7 @@ pub fn query(c: &Connection, req: SeriesRequest) -> Result<json::MetricSeries, E
     out.x_extent = Some((lo, hi));
     let view = view_of(&req, lo, hi)?;
     let info = info(c, sid)?;
-    let reduced = match plan(c, sid, axis, &view, &info)? {
+    let reduced = match plan(c, sid, axis, &view, &info, (lo, hi))? {
         Some(Plan { steps, top }) => cover::reduce(c, sid, axis, view, steps, top)?,
         None => reduce_range(c, sid, axis, view)?,
     };
@@ -188,20 +188,34 @@ fn info(c: &Connection, sid: i64) -> Result<Info, Error> {
     })?)
 }
 
+/// Up to this many points a pixel column (as estimated), a chart scans its points: the
+/// block path reads about a lowest-level block of points per column boundary anyway.
+/// Measured at 1,000 px in a release build: a scan of 100,000 points took 20 ms, the block
+/// path over 1,000,000 points 30 ms.
+const SCAN_PER_COLUMN: f64 = 128.0;
+
 /// Whether the chart reads blocks ([`cover`]) and, if so, over which steps and from which
-/// level: when its columns span at least a lowest-level block of steps each and the series
-/// has more points than the answer could hold. On a time axis only for a time-ordered
-/// series, whose time range is then a step range (its points' steps from the first point
-/// at or after the start to the last at or before the end). Otherwise the points are
-/// scanned.
+/// level: when its columns span at least a lowest-level block of steps each and the range
+/// holds (judged from the point count and extent) more than [`SCAN_PER_COLUMN`] points a
+/// column. On a time axis only for a time-ordered series, whose time range is then a step
+/// range (its points' steps from the first point at or after the start to the last at or
+/// before the end). Otherwise the points are scanned.
 fn plan(
     c: &Connection,
     sid: i64,
     axis: Axis,
     view: &Viewport,
     info: &Info,
+    (x_lo, x_hi): (f64, f64),
 ) -> Result<Option<Plan>, Error> {
-    if info.points <= 4 * u64::from(view.width()) {
+    // The points in range if they were spread evenly over the extent.
+    let covered = view.x_max().min(x_hi) - view.x_min().max(x_lo);
+    let share = if x_hi > x_lo {
+        (covered / (x_hi - x_lo)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    if info.points as f64 * share <= SCAN_PER_COLUMN * f64::from(view.width()) {
         return Ok(None);
     }
     let lo = (view.x_min().ceil() as i64).saturating_add(axis.offset());
@@ -346,19 +360,19 @@ pub(super) fn reduce_range(
     Ok(m4.finish())
 }
 
-/// The points with steps in `lo..=hi`, in reading order (step, timestamp, is_nan, value),
-/// each to `f`.
-pub(super) fn read_points(
-    c: &Connection,
+/// The statement [`read_points_with`] runs.
+pub(super) const POINTS_BY_STEP: &str = "SELECT step, timestamp, is_nan, value FROM metric_points
+  WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step, timestamp, is_nan, value";
+
+/// The points of series `sid` with steps in `lo..=hi`, in reading order (step, timestamp,
+/// is_nan, value), each to `f`; `stmt` is [`POINTS_BY_STEP`] prepared (a chart runs it
+/// many times).
+pub(super) fn read_points_with(
+    stmt: &mut rusqlite::Statement<'_>,
     sid: i64,
     (lo, hi): (i64, i64),
     mut f: impl FnMut(json::SeriesPoint),
 ) -> Result<(), Error> {
-    let mut stmt = c.prepare_cached(
-        "SELECT step, timestamp, is_nan, value FROM metric_points
-          WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3
-          ORDER BY step, timestamp, is_nan, value",
-    )?;
     let mut rows = stmt.query(rusqlite::params![sid, lo, hi])?;
     while let Some(r) = rows.next()? {
         let nan: bool = r.get(2)?;
