@@ -26,11 +26,7 @@ pub struct Manager {
 impl Manager {
     /// A manager for the database file `path`; `init` sets up each new connection and
     /// `retry` runs it (the caller's busy-retry policy).
-    pub fn file(
-        path: &std::path::Path,
-        init: Init,
-        retry: Retry,
-    ) -> Self {
+    pub fn file(path: &std::path::Path, init: Init, retry: Retry) -> Self {
         Manager {
             inner: SqliteConnectionManager::file(path),
             init,

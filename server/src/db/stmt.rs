@@ -52,6 +52,15 @@ impl<'c> Stmt<'c> {
         }
     }
 
+    /// How many columns the statement's rows have.
+    pub fn column_count(&self) -> usize {
+        match &self.inner {
+            Inner::Cached(s) => s.column_count(),
+            Inner::Plain(s) => s.column_count(),
+            Inner::Pg(_, s) => s.columns().len(),
+        }
+    }
+
     /// Runs the statement and returns how many rows it changed.
     pub fn execute<P: Params>(&mut self, params: P) -> Result<usize> {
         match &mut self.inner {

@@ -58,6 +58,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0005_registry.sql"),
         pg: include_str!("migrations/postgres/0005_registry.sql"),
     },
+    Migration {
+        version: 6,
+        name: "metric_blocks",
+        sql: include_str!("migrations/0006_metric_blocks.sql"),
+        pg: include_str!("migrations/postgres/0006_metric_blocks.sql"),
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use crate::db::{params, Conn, OptionalExtension};
 
 use super::model::{to_stored, Metric, Point};
+use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
 use crate::Error;
@@ -121,29 +122,26 @@ fn log_metrics(conn: &Conn, run_id: &str, metrics: &[Metric], single: bool) -> R
             )));
         }
     }
-    let mut series: HashMap<&str, i64> = HashMap::new();
+    // Each key's points in request order, keys in order of first appearance.
+    let mut by_key: Vec<(&str, Vec<Point>)> = Vec::new();
+    let mut slot: HashMap<&str, usize> = HashMap::new();
     let mut best: HashMap<&str, Point> = HashMap::new();
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value) \
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
-    )?;
     for m in metrics {
-        let id = match series.get(m.key.as_str()) {
-            Some(id) => *id,
-            None => {
-                let id = series_id(conn, run_id, &m.key)?;
-                series.insert(&m.key, id);
-                id
-            }
-        };
-        let (is_nan, value) = to_stored(m.point.value);
-        insert.execute(params![id, m.point.step, m.point.timestamp, is_nan, value])?;
+        let i = *slot.entry(m.key.as_str()).or_insert_with(|| {
+            by_key.push((m.key.as_str(), Vec::new()));
+            by_key.len() - 1
+        });
+        by_key[i].1.push(m.point);
         match best.get(m.key.as_str()) {
             Some(b) if !supersedes(&m.point, b) => {}
             _ => {
                 best.insert(&m.key, m.point);
             }
         }
+    }
+    for (key, points) in &by_key {
+        let id = series_id(conn, run_id, key)?;
+        series::insert_points(conn, id, points)?;
     }
     for (key, point) in best {
         update_latest(conn, run_id, key, point)?;

@@ -43,6 +43,11 @@ impl Viewport {
         })
     }
 
+    /// Pixel columns.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
     /// Lower bound of the range.
     pub fn x_min(&self) -> f64 {
         self.x_min
@@ -54,7 +59,7 @@ impl Viewport {
     }
 
     /// The column of `x`, or `None` when `x` lies outside the range.
-    fn column(&self, x: f64) -> Option<u32> {
+    pub fn column(&self, x: f64) -> Option<u32> {
         if !(self.x_min..=self.x_max).contains(&x) {
             return None;
         }
@@ -141,15 +146,35 @@ impl<P: Sample> Reducer<P> {
     /// Adds the next point, whose position on the x axis is `x`. Points outside the
     /// viewport are ignored.
     pub fn push(&mut self, x: f64, p: P) {
+        if self.sample(x, p) {
+            self.out.in_range += 1;
+        }
+    }
+
+    /// Adds a summary of `count` points that all lie in one column of the viewport:
+    /// `samples`, `(x, point)` in x order, are the points among them that can be a
+    /// column's first, last, minimum, maximum or first NaN, +inf or -inf (the others cannot
+    /// change the output). The output is the same as pushing all `count` points.
+    pub fn push_summary(&mut self, samples: impl IntoIterator<Item = (f64, P)>, count: u64) {
+        let mut any = false;
+        for (x, p) in samples {
+            any |= self.sample(x, p);
+        }
+        if any {
+            self.out.in_range += count;
+        }
+    }
+
+    /// Remembers `p` at `x` when it can matter; false when `x` lies outside the viewport.
+    fn sample(&mut self, x: f64, p: P) -> bool {
         let Some(col) = self.view.column(x) else {
-            return;
+            return false;
         };
         if self.column != Some(col) {
             self.flush();
             self.column = Some(col);
         }
         self.seq += 1;
-        self.out.in_range += 1;
         let seen = Some((self.seq, p));
         let v = p.y();
         if v.is_nan() {
@@ -170,6 +195,7 @@ impl<P: Sample> Reducer<P> {
                 *max = seen;
             }
         }
+        true
     }
 
     /// Ends the input and returns the reduced series.

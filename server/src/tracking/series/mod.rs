@@ -1,9 +1,19 @@
 //! Metric series for charts: the query that streams a run's points in x order
 //! ([`query`]; against another metric of the run, [`query_x_key`]) and the M4
-//! downsampling it feeds ([`downsample`]).
+//! downsampling it feeds ([`downsample`]); the block summaries that let a chart of any
+//! range read rows in proportion to its pixels (`block`, `blocks`, `cover`), kept up to date
+//! by [`insert_points`], the one writer of a series' points.
 
+mod block;
+mod blocks;
+mod cover;
 pub mod downsample;
+mod ingest;
 mod query;
 
 pub use downsample::Viewport;
+pub use ingest::insert_points;
 pub use query::{query, query_x_key, runs_of_experiment, SeriesRequest};
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,8 @@ use std::collections::HashSet;
 use crate::db::{Conn, OptionalExtension};
 use api_types as json;
 
+use super::block::level_for;
+use super::cover;
 use super::downsample::{Reduced, Reducer, Reduction, Sample, Viewport, M4};
 use crate::Error;
 
@@ -44,8 +46,12 @@ pub fn query(c: &Conn, req: SeriesRequest) -> Result<json::MetricSeries, Error> 
     };
     out.x_extent = Some((lo, hi));
     let view = view_of(&req, lo, hi)?;
-    let reduced = reduce_range(c, sid, axis, view)?;
-    out.total_points = total(c, sid, &view, (lo, hi), reduced.in_range)?;
+    let info = info(c, sid)?;
+    let reduced = match plan(c, sid, axis, &view, &info, (lo, hi))? {
+        Some(Plan { steps, top }) => cover::reduce(c, sid, axis, view, steps, top)?,
+        None => reduce_range(c, sid, axis, view)?,
+    };
+    out.total_points = info.points;
     out.points_in_range = reduced.in_range;
     out.points = reduced.points;
     out.non_finite = reduced.non_finite;
@@ -76,8 +82,8 @@ pub fn query_x_key(c: &Conn, req: SeriesRequest, x_key: &str) -> Result<json::Me
         Some(x_sid) => reduce_joined(c, sid, x_sid, view)?,
         None => Reduction::default(),
     };
-    // Points without an x are not in `in_range`: count them all.
-    out.total_points = count(c, sid)?;
+    // Points without an x are not in `in_range`: the stored count has them all.
+    out.total_points = info(c, sid)?.points;
     out.points_in_range = reduced.in_range;
     (out.points, out.x_values) = reduced
         .points
@@ -157,38 +163,116 @@ fn view_of(req: &SeriesRequest, lo: f64, hi: f64) -> Result<Viewport, Error> {
     Viewport::new(req.width, x_min, x_max)
 }
 
-/// The series' point count: the points in range when the range covers the extent, else
-/// counted.
-fn total(
-    c: &Conn,
-    sid: i64,
-    view: &Viewport,
-    (lo, hi): (f64, f64),
-    in_range: u64,
-) -> Result<u64, Error> {
-    if view.x_min() <= lo && view.x_max() >= hi {
-        return Ok(in_range);
-    }
-    count(c, sid)
+/// What `metric_series` keeps about a series besides its points.
+struct Info {
+    /// Its point count.
+    points: u64,
+    /// Whether its timestamps never decrease as steps grow (conservatively: it may be
+    /// false for a series that is).
+    time_ordered: bool,
 }
 
-/// The series' point count.
-fn count(c: &Conn, sid: i64) -> Result<u64, Error> {
-    Ok(
-        c.prepare_cached("SELECT count(*) FROM metric_points WHERE series_id = ?1")?
-            .query_row([sid], |r| r.get::<_, i64>(0))?
-            .max(0) as u64,
-    )
+fn info(c: &Conn, sid: i64) -> Result<Info, Error> {
+    Ok(c.prepare_cached(
+        "SELECT point_count, time_ordered FROM metric_series WHERE series_id = ?1",
+    )?
+    .query_row([sid], |r| {
+        Ok(Info {
+            points: r.get::<_, i64>(0)?.max(0) as u64,
+            time_ordered: r.get(1)?,
+        })
+    })?)
+}
+
+/// Up to this many points a pixel column (as estimated), a chart scans its points: the
+/// block path reads about a lowest-level block of points per column boundary anyway.
+/// Measured at 1,000 px in a release build: a scan of 100,000 points took 20 ms, the block
+/// path over 1,000,000 points 30 ms.
+const SCAN_PER_COLUMN: f64 = 128.0;
+
+/// Whether the chart reads blocks ([`cover`]) and, if so, over which steps and from which
+/// level: when its columns span at least a lowest-level block of steps each and the range
+/// holds (judged from the point count and extent) more than [`SCAN_PER_COLUMN`] points a
+/// column. On a time axis only for a time-ordered series, whose time range is then a step
+/// range (its points' steps from the first point at or after the start to the last at or
+/// before the end). Otherwise the points are scanned.
+fn plan(
+    c: &Conn,
+    sid: i64,
+    axis: Axis,
+    view: &Viewport,
+    info: &Info,
+    (x_lo, x_hi): (f64, f64),
+) -> Result<Option<Plan>, Error> {
+    // The points in range if they were spread evenly over the extent.
+    let covered = view.x_max().min(x_hi) - view.x_min().max(x_lo);
+    let share = if x_hi > x_lo {
+        (covered / (x_hi - x_lo)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    if info.points as f64 * share <= SCAN_PER_COLUMN * f64::from(view.width()) {
+        return Ok(None);
+    }
+    let lo = (view.x_min().ceil() as i64).saturating_add(axis.offset());
+    let hi = (view.x_max().floor() as i64).saturating_add(axis.offset());
+    let steps = match axis {
+        Axis::Step => (lo, hi),
+        Axis::Time { .. } => {
+            if !info.time_ordered {
+                return Ok(None);
+            }
+            let first: Option<i64> = c
+                .prepare_cached(
+                    "SELECT step FROM metric_points WHERE series_id = ?1 AND timestamp >= ?2
+                      ORDER BY timestamp, step LIMIT 1",
+                )?
+                .query_row(crate::db::params![sid, lo], |r| r.get(0))
+                .optional()?;
+            let last: Option<i64> = c
+                .prepare_cached(
+                    "SELECT step FROM metric_points WHERE series_id = ?1 AND timestamp <= ?2
+                      ORDER BY timestamp DESC, step DESC LIMIT 1",
+                )?
+                .query_row(crate::db::params![sid, hi], |r| r.get(0))
+                .optional()?;
+            match first.zip(last) {
+                Some(steps) => steps,
+                None => return Ok(None),
+            }
+        }
+    };
+    if steps.0 > steps.1 {
+        return Ok(None);
+    }
+    let per_column = (steps.1 as f64 - steps.0 as f64 + 1.0) / f64::from(view.width());
+    Ok(level_for(per_column).map(|top| Plan { steps, top }))
+}
+
+/// How the block path covers a chart.
+struct Plan {
+    /// The steps to cover (inclusive).
+    steps: (i64, i64),
+    /// The level to start from.
+    top: u32,
 }
 
 /// How a stored point maps to x: by step, or by timestamp shifted by `offset`.
 #[derive(Clone, Copy)]
-enum Axis {
+pub(super) enum Axis {
     Step,
     Time { offset: i64 },
 }
 
 impl Axis {
+    /// The x of a point at `step` and `timestamp`.
+    pub(super) fn x(self, step: i64, timestamp: i64) -> f64 {
+        match self {
+            Axis::Step => step as f64,
+            Axis::Time { offset } => timestamp.saturating_sub(offset) as f64,
+        }
+    }
+
     fn new(axis: json::XAxis, start: i64) -> Self {
         match axis {
             json::XAxis::Step => Axis::Step,
@@ -229,7 +313,12 @@ fn extent(c: &Conn, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Error> {
 
 /// Streams the points inside `view` in x order (primary key for steps, the timestamp index
 /// for time axes) into the reducer; memory stays proportional to the output.
-fn reduce_range(c: &Conn, sid: i64, axis: Axis, view: Viewport) -> Result<Reduced, Error> {
+pub(super) fn reduce_range(
+    c: &Conn,
+    sid: i64,
+    axis: Axis,
+    view: Viewport,
+) -> Result<Reduced, Error> {
     let sql = match axis {
         Axis::Step => {
             "SELECT step, timestamp, is_nan, value FROM metric_points
@@ -253,10 +342,7 @@ fn reduce_range(c: &Conn, sid: i64, axis: Axis, view: Viewport) -> Result<Reduce
         let timestamp: i64 = r.get(1)?;
         let nan: bool = r.get(2)?;
         let value: f64 = r.get(3)?;
-        let x = match axis {
-            Axis::Step => step as f64,
-            Axis::Time { offset } => timestamp.saturating_sub(offset) as f64,
-        };
+        let x = axis.x(step, timestamp);
         let value = json::F64(if nan { f64::NAN } else { value });
         m4.push(
             x,
@@ -268,6 +354,32 @@ fn reduce_range(c: &Conn, sid: i64, axis: Axis, view: Viewport) -> Result<Reduce
         );
     }
     Ok(m4.finish())
+}
+
+/// The statement [`read_points_with`] runs.
+pub(super) const POINTS_BY_STEP: &str = "SELECT step, timestamp, is_nan, value FROM metric_points
+  WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step, timestamp, is_nan, value";
+
+/// The points of series `sid` with steps in `lo..=hi`, in reading order (step, timestamp,
+/// is_nan, value), each to `f`; `stmt` is [`POINTS_BY_STEP`] prepared (a chart runs it
+/// many times).
+pub(super) fn read_points_with(
+    stmt: &mut crate::db::Stmt<'_>,
+    sid: i64,
+    (lo, hi): (i64, i64),
+    mut f: impl FnMut(json::SeriesPoint),
+) -> Result<(), Error> {
+    let mut rows = stmt.query(crate::db::params![sid, lo, hi])?;
+    while let Some(r) = rows.next()? {
+        let nan: bool = r.get(2)?;
+        let value: f64 = r.get(3)?;
+        f(json::SeriesPoint {
+            step: r.get(0)?,
+            timestamp: r.get(1)?,
+            value: json::F64(if nan { f64::NAN } else { value }),
+        });
+    }
+    Ok(())
 }
 
 /// A point of the y series with the x series' value at its step.

@@ -15,6 +15,8 @@ use axum::Router;
 use http_body_util::BodyExt;
 use serde_json::Value;
 use server::auth::{tokens, users, AuthSettings};
+use server::tracking::model::Point;
+use server::tracking::series;
 use server::{AppState, StaticConfig, Store};
 use tower::ServiceExt;
 
@@ -407,9 +409,10 @@ impl TestApp {
             .blocking(move |c| {
                 let tx = c.transaction(server::db::Behavior::Immediate)?;
                 tx.execute(
-                    "INSERT OR IGNORE INTO runs (run_uuid, experiment_id, name, user_id, status,
+                    "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status,
                        start_time, lifecycle_stage, artifact_uri)
-                     VALUES (?1, 0, 'synthetic', 'tester', 'RUNNING', 1000, 'active', '')",
+                     VALUES (?1, 0, 'synthetic', 'tester', 'RUNNING', 1000, 'active', '')
+                     ON CONFLICT DO NOTHING",
                     [&run_id],
                 )?;
                 let sid: i64 = tx.query_row(
@@ -417,15 +420,17 @@ impl TestApp {
                     [&run_id, &key],
                     |r| r.get(0),
                 )?;
-                {
-                    let mut stmt = tx.prepare(
-                        "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                    )?;
-                    for (s, t, v) in points {
-                        let stored = if v.is_nan() { 0.0 } else { v };
-                        stmt.execute(server::db::params![sid, s, t, v.is_nan(), stored])?;
-                    }
+                // Through the store's one writer of points, so block summaries and the count
+                // are kept as on ingest.
+                let points: Vec<Point> = points
+                    .map(|(step, timestamp, value)| Point {
+                        step,
+                        timestamp,
+                        value,
+                    })
+                    .collect();
+                for chunk in points.chunks(1000) {
+                    series::insert_points(&tx, sid, chunk)?;
                 }
                 tx.commit()?;
                 Ok(())

@@ -170,3 +170,191 @@ async fn a_spike_among_200k_points_reaches_the_chart() {
         .iter()
         .any(|p| p.step == 123_457 && p.value.0 == 50.0));
 }
+
+/// `(step, timestamp, value)` in the order a chart reads points on `axis`: by step (then
+/// timestamp, NaN last, value), or by timestamp first.
+fn reading_order(points: &mut [(i64, i64, f64)], by_time: bool) {
+    let key = |p: &(i64, i64, f64)| {
+        let (nan, v) = if p.2.is_nan() { (1, 0.0) } else { (0, p.2) };
+        let (a, b) = if by_time { (p.1, p.0) } else { (p.0, p.1) };
+        (a, b, nan, v)
+    };
+    points.sort_by(|a, b| {
+        let (a, b) = (key(a), key(b));
+        (a.0, a.1, a.2)
+            .cmp(&(b.0, b.1, b.2))
+            .then(a.3.total_cmp(&b.3))
+    });
+}
+
+/// The brute-force chart: M4 over every point.
+fn brute_force(
+    points: &[(i64, i64, f64)],
+    axis: &str,
+    origin: i64,
+    width: u32,
+    (x_min, x_max): (f64, f64),
+) -> (Vec<String>, Vec<String>, u64) {
+    use server::tracking::series::{downsample, Viewport};
+    let mut sorted = points.to_vec();
+    reading_order(&mut sorted, axis != "step");
+    let view = Viewport::new(width, x_min, x_max).unwrap();
+    let out = downsample::reduce(
+        view,
+        sorted.iter().map(|&(step, timestamp, v)| {
+            let x = match axis {
+                "step" => step,
+                "wall" => timestamp,
+                _ => timestamp - origin,
+            };
+            let p = json::SeriesPoint {
+                step,
+                timestamp,
+                value: json::F64(v),
+            };
+            (x as f64, p)
+        }),
+    );
+    (text(&out.points), text(&out.non_finite), out.in_range)
+}
+
+/// Asserts equal lists, showing the first difference.
+fn same(got: &[String], want: &[String], label: &str) {
+    let at = got.iter().zip(want).position(|(g, w)| g != w);
+    let at = at.unwrap_or(got.len().min(want.len()));
+    assert!(
+        got.len() == want.len() && at == got.len(),
+        "{label}: {} vs {} points, first difference at {at}: {:?} vs {:?}",
+        got.len(),
+        want.len(),
+        got.get(at.saturating_sub(1)..(at + 2).min(got.len())),
+        want.get(at.saturating_sub(1)..(at + 2).min(want.len())),
+    );
+}
+
+fn text(points: &[json::SeriesPoint]) -> Vec<String> {
+    points
+        .iter()
+        .map(|p| format!("{} {} {:?}", p.step, p.timestamp, p.value.0))
+        .collect()
+}
+
+/// Logs `points` in batches of `batch` through the MLflow API.
+async fn log(app: &TestApp, run: &str, key: &str, points: &[(i64, i64, f64)], batch: usize) {
+    for chunk in points.chunks(batch) {
+        let metrics: Vec<serde_json::Value> = chunk
+            .iter()
+            .map(|&(step, timestamp, v)| {
+                let value = if v.is_nan() {
+                    serde_json::json!("NaN")
+                } else if v.is_infinite() {
+                    serde_json::json!(if v > 0.0 { "Infinity" } else { "-Infinity" })
+                } else {
+                    serde_json::json!(v)
+                };
+                serde_json::json!({"key": key, "value": value, "timestamp": timestamp, "step": step})
+            })
+            .collect();
+        app.ok(
+            "/runs/log-batch",
+            serde_json::json!({"run_id": run, "metrics": metrics}),
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn charts_from_block_summaries_equal_brute_force_m4() {
+    let app = TestApp::new();
+    let exp = app.experiment("blocks").await;
+    let run = app.run(&exp, "long").await;
+    let start = 1_700_000_000_000i64;
+    let n = 30_000i64;
+    let value = |i: i64| match i {
+        // One-point spikes inside blocks (never a block's first or last step).
+        12_345 => 500.0,
+        23_456 => -500.0,
+        7_001 => f64::NAN,
+        15_003 => f64::INFINITY,
+        20_007 => f64::NEG_INFINITY,
+        _ => (i as f64 * 0.01).sin(),
+    };
+    // "ordered": logged in step order, timestamps growing with the step, some steps logged
+    // twice in the same batch (MLflow keeps both points).
+    let mut ordered: Vec<(i64, i64, f64)> = Vec::new();
+    for i in 0..n {
+        ordered.push((i, start + 10 * i, value(i)));
+        if i % 997 == 5 {
+            ordered.push((i, start + 10 * i, value(i) + 3.0));
+        }
+    }
+    log(&app, &run, "ordered", &ordered, 1000).await;
+    // "shuffled": the same steps logged out of order, then some steps re-logged later with
+    // later timestamps and other values.
+    let mut shuffled: Vec<(i64, i64, f64)> =
+        (0..n).map(|i| (i, start + 10 * i, value(i))).collect();
+    let mut s = 99u64;
+    for i in (1..shuffled.len()).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        shuffled.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    for i in (0..n).step_by(331) {
+        shuffled.push((i, start + 10 * n + i, 1.5 - value(i) * 2.0));
+    }
+    log(&app, &run, "shuffled", &shuffled, 900).await;
+
+    for (key, points) in [("ordered", &ordered), ("shuffled", &shuffled)] {
+        let steps = (0.0, (n - 1) as f64);
+        let walls = (
+            points.iter().map(|p| p.1).min().unwrap() as f64,
+            points.iter().map(|p| p.1).max().unwrap() as f64,
+        );
+        for axis in ["step", "wall", "relative"] {
+            let (lo, hi) = match axis {
+                "step" => steps,
+                "wall" => walls,
+                _ => (walls.0 - start as f64, walls.1 - start as f64),
+            };
+            for width in [400u32, 120, 57, 7] {
+                for (a, b) in [(0.0, 1.0), (0.1, 0.9), (0.4123, 0.4456), (0.77, 0.999)] {
+                    let range = (lo + a * (hi - lo), lo + b * (hi - lo));
+                    let uri = format!(
+                        "/api/v1/runs/{run}/series?key={key}&x={axis}&width={width}&x_min={}&x_max={}",
+                        range.0, range.1
+                    );
+                    let got = series(&app, &uri).await;
+                    let want = brute_force(points, axis, start, width, range);
+                    let label = format!("{key} {axis} width {width} {a}..{b}");
+                    assert_eq!(got.total_points, points.len() as u64, "{label}");
+                    assert_eq!(got.points_in_range, want.2, "{label}");
+                    same(&text(&got.points), &want.0, &label);
+                    same(&text(&got.non_finite), &want.1, &label);
+                }
+            }
+        }
+        // The whole series by default: every spike is there.
+        let whole = series(
+            &app,
+            &format!("/api/v1/runs/{run}/series?key={key}&width=300"),
+        )
+        .await;
+        for step in [12_345, 23_456] {
+            assert!(whole.points.iter().any(|p| p.step == step), "{key} {step}");
+        }
+        for step in [7_001, 15_003, 20_007] {
+            assert!(
+                whole.non_finite.iter().any(|p| p.step == step),
+                "{key} {step}"
+            );
+        }
+    }
+    // The flags the time axes chose their path by.
+    let flag = |key: &str| {
+        app.scalar(&format!(
+            "SELECT time_ordered FROM metric_series WHERE key = '{key}'"
+        ))
+    };
+    assert_eq!((flag("ordered"), flag("shuffled")), (1, 0));
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Charts at 1M and 10M points (issue 11): the time of a 1,000-px `/series` chart of a
+1,000,000- and a 10,000,000-point series, whole range and a 10 % zoom, before and after the
+block summaries, and what keeping them costs ingest.
+
+Usage: .venv/bin/python bench/chart_bench.py --before PATH [--binary target/release/runlens]
+       [--points 1000000 10000000] [--repeat 9] [--before-repeat 3] [--ingest-batches 300]
+       [--no-write]
+
+1. A `--before` build (one without migration 0006) serves a fresh data dir; each series is
+   logged through `runs/log-batch` (1,000 points a call, a body built as text, steps 0..N-1,
+   timestamps growing with the step, values near 0 with one spike of 100.0 inside a block),
+   then each chart is fetched `--before-repeat` times (median; at 10M each call takes
+   seconds).
+2. The `--binary` build then opens the same data dir (migration 0006 backfills the
+   summaries; its time is reported) and the same charts are fetched `--repeat` times; the
+   answers must be the same as before, point for point.
+3. Ingest: each build on a fresh data dir takes `--ingest-batches` log-batch calls of 1,000
+   points (one key, consecutive steps, as a chart's series is logged; and 10 keys x 100
+   steps, as `bench/ingest_bench.py` logs), alternating builds twice; median ms per call.
+
+Times are wall clock of a kept-alive HTTP client on loopback (the server's time plus
+well under a millisecond: an empty `/health` round trip is reported as the floor). The
+section "## Charts at 1M and 10M points (issue 11)" of docs/BENCHMARKS.md is rewritten
+unless `--no-write`; raw numbers go to bench/chart_results.json.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+from servers import ROOT, runlens
+
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+SECTION = "## Charts at 1M and 10M points (issue 11)"
+RESULTS = ROOT / "bench" / "chart_results.json"
+WIDTH = 1000
+
+
+def spike_step(n: int) -> int:
+    """A step ~61.7 % into the series, inside a block at every level (not a block edge)."""
+    return int(n * 0.617) | 0x15
+
+
+def value(step: int, n: int) -> float:
+    return 100.0 if step == spike_step(n) else round(((step * 7919) % 1000) / 1000.0, 3)
+
+
+def log_series(s: requests.Session, url: str, run_id: str, n: int, t0: int) -> float:
+    """Logs steps 0..n-1 of `loss`, 1,000 a call; returns the seconds it took."""
+    start = time.perf_counter()
+    for base in range(0, n, 1000):
+        body = ('{"run_id":"%s","metrics":[' % run_id) + ",".join(
+            '{"key":"loss","value":%r,"timestamp":%d,"step":%d}' % (value(i, n), t0 + i, i)
+            for i in range(base, min(n, base + 1000))) + "]}"
+        s.post(f"{url}/api/2.0/mlflow/runs/log-batch", data=body, timeout=300).raise_for_status()
+    return time.perf_counter() - start
+
+
+def session(server) -> requests.Session:
+    s = requests.Session()
+    s.headers.update({**server.headers, "Content-Type": "application/json"})
+    return s
+
+
+def charts(n: int) -> dict:
+    """Label -> query string of the charts measured for a series of n points."""
+    lo, hi = int(n * 0.45), int(n * 0.55)
+    return {
+        "step, whole": f"x=step&width={WIDTH}",
+        "step, 10% zoom": f"x=step&width={WIDTH}&x_min={lo}&x_max={hi}",
+        "wall, whole": f"x=wall&width={WIDTH}",
+    }
+
+
+def fetch(s: requests.Session, url: str, run_id: str, query: str, repeat: int) -> dict:
+    times, body = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = s.get(f"{url}/api/v1/runs/{run_id}/series?key=loss&{query}", timeout=600)
+        r.raise_for_status()
+        content = r.content
+        times.append((time.perf_counter() - t) * 1000)
+        body = content
+    return {"ms": statistics.median(times), "all_ms": times, "body": json.loads(body)}
+
+
+def floor_ms(s: requests.Session, url: str) -> float:
+    times = []
+    for _ in range(50):
+        t = time.perf_counter()
+        s.get(f"{url}/health", timeout=10).raise_for_status()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def measure_charts(server, runs: dict, repeat: int) -> dict:
+    s = session(server)
+    out = {"floor_ms": floor_ms(s, server.url)}
+    for n, run_id in runs.items():
+        for label, query in charts(n).items():
+            f = fetch(s, server.url, run_id, query, repeat)
+            b = f.pop("body")
+            f["points"] = len(b["points"])
+            f["points_in_range"] = b["points_in_range"]
+            f["total_points"] = b["total_points"]
+            f["spike"] = any(p["step"] == spike_step(n) and p["value"] == 100.0 for p in b["points"])
+            f["answer"] = b
+            out[f"{n} {label}"] = f
+            print(f"  {n:>10,} {label:<16} {f['ms']:8.1f} ms  {f['points']} points, "
+                  f"{f['points_in_range']:,} in range, spike {f['spike']}", flush=True)
+    return out
+
+
+def ingest(binary: Path, dist: Path, batches: int) -> dict:
+    """Median ms per 1,000-point log-batch call on a fresh data dir, two workloads."""
+    work = Path(tempfile.mkdtemp(prefix="chart-ingest-"))
+    out = {}
+    try:
+        with runlens(binary, work, dist) as server:
+            s = session(server)
+            exp = s.post(f"{server.url}/api/2.0/mlflow/experiments/create", json={"name": "ingest"}, timeout=30)
+            exp.raise_for_status()
+            exp_id = exp.json()["experiment_id"]
+            for shape in ("1 key x 1000 steps", "10 keys x 100 steps"):
+                r = s.post(f"{server.url}/api/2.0/mlflow/runs/create", json={"experiment_id": exp_id}, timeout=30)
+                run_id = r.json()["run"]["info"]["run_id"]
+                keys, steps = (1, 1000) if shape.startswith("1 ") else (10, 100)
+                lat = []
+                for b in range(batches):
+                    now = 1_700_000_000_000 + b * steps
+                    body = ('{"run_id":"%s","metrics":[' % run_id) + ",".join(
+                        '{"key":"m%d","value":%r,"timestamp":%d,"step":%d}' % (k, ((b * steps + i) * 7919 % 1000) / 7.0, now + i, b * steps + i)
+                        for k in range(keys) for i in range(steps)) + "]}"
+                    t = time.perf_counter()
+                    s.post(f"{server.url}/api/2.0/mlflow/runs/log-batch", data=body, timeout=120).raise_for_status()
+                    lat.append((time.perf_counter() - t) * 1000)
+                out[shape] = statistics.median(lat[batches // 10:])  # after a warm-up tenth
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def render(res: dict) -> str:
+    before, after = res["before"], res["after"]
+    lines = [SECTION, "",
+             f"`bench/chart_bench.py` ({res['date']}, release builds, this machine: 2 cores shared with other work): "
+             f"one run per size with a metric `loss` of N points (steps 0..N-1, timestamps growing with the step, one "
+             f"spike of 100.0 inside a block) logged through `runs/log-batch`, 1,000 points a call, by the build before "
+             f"({', '.join(f'{int(n):,} in {t:.0f} s' for n, t in res['seed_s'].items())}). "
+             f"`GET /api/v1/runs/{{id}}/series?key=loss&width={WIDTH}`, median of {res['before_repeat']} calls before and {res['repeat']} after, from a kept-alive "
+             f"client on loopback (an empty `/health` round trip: {after['floor_ms']:.1f} ms). **before**: the scan "
+             f"(`{res['before_build']}`); **after**: block summaries (`{res['after_build']}`, same data dir after "
+             f"migration 0006 backfilled it in {res['backfill_s']:.1f} s). The answers after are the answers before, "
+             f"point for point ({res['identical']}).", "",
+             "| chart | points | before | after | in range | points drawn | spike kept |",
+             "|---|---|---|---|---|---|---|"]
+    sizes = sorted({int(k.split()[0]) for k in after if k[0].isdigit()})
+    for n in sizes:
+        for label in charts(n):
+            b, a = before[f"{n} {label}"], after[f"{n} {label}"]
+            lines.append(f"| {label} | {n:,} | {b['ms']:.1f} ms | **{a['ms']:.1f} ms** | {a['points_in_range']:,} | "
+                         f"{a['points']:,} | {'yes' if a['spike'] else '-' if 'zoom' in label else '**no**'} |")
+    if len(sizes) >= 2:
+        lo, hi = sizes[0], sizes[-1]
+        lines += ["", f"Growth from {lo:,} to {hi:,} points (×{hi // lo}):", ""]
+        for label in charts(lo):
+            b = before[f"{hi} {label}"]["ms"] / before[f"{lo} {label}"]["ms"]
+            a = after[f"{hi} {label}"]["ms"] / after[f"{lo} {label}"]["ms"]
+            lines.append(f"- {label}: before ×{b:.2f}, after **×{a:.2f}**")
+    ing = res["ingest"]
+    lines += ["", f"Ingest cost of keeping the summaries (same transaction as the points): median ms per 1,000-point "
+              f"`log-batch` call, {res['ingest_batches']} calls per build and shape on a fresh data dir, builds "
+              f"alternated twice (before, after, before, after):", "",
+              "| shape | before | after | change |", "|---|---|---|---|"]
+    for shape in ing["before"][0]:
+        b = statistics.median(r[shape] for r in ing["before"])
+        a = statistics.median(r[shape] for r in ing["after"])
+        lines.append(f"| {shape} | {b:.2f} ms | {a:.2f} ms | {100 * (a / b - 1):+.0f} % |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_section(text: str) -> None:
+    doc = DOC.read_text()
+    if SECTION in doc:
+        start = doc.index(SECTION)
+        nxt = doc.find("\n## ", start + len(SECTION))
+        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    DOC.write_text(doc)
+
+
+class SkipCharts(Exception):
+    """`--ingest-only`: the charts were measured before."""
+
+
+def build_name(binary: Path) -> str:
+    v = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{v}, {binary.name}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", type=Path, required=True)
+    ap.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
+    ap.add_argument("--dist", type=Path, default=ROOT / "dist")
+    ap.add_argument("--points", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--before-repeat", type=int, default=3, help="calls per chart before (at 10M each takes seconds)")
+    ap.add_argument("--ingest-batches", type=int, default=300)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--ingest-only", action="store_true",
+                    help="only step 3; the charts' numbers come from bench/chart_results.json")
+    args = ap.parse_args()
+    dist = args.dist if args.dist.exists() else Path(tempfile.mkdtemp(prefix="dist-"))
+    res = {"date": time.strftime("%Y-%m-%d"), "repeat": args.repeat, "before_repeat": args.before_repeat, "ingest_batches": args.ingest_batches,
+           "before_build": build_name(args.before), "after_build": build_name(args.binary)}
+
+    if args.ingest_only:
+        old = json.loads(RESULTS.read_text())
+        res.update({k: old[k] for k in old if k not in res and k != "ingest"})
+        res["repeat"], res["before_repeat"] = old["repeat"], old["before_repeat"]
+    work = Path(tempfile.mkdtemp(prefix="chart-bench-"))
+    try:
+        if args.ingest_only:
+            raise SkipCharts
+        with runlens(args.before, work, dist) as server:
+            s = session(server)
+            r = s.post(f"{server.url}/api/2.0/mlflow/experiments/create", json={"name": "charts"}, timeout=30)
+            exp_id = r.json()["experiment_id"]
+            runs = {}
+            for n in args.points:
+                r = s.post(f"{server.url}/api/2.0/mlflow/runs/create",
+                           json={"experiment_id": exp_id, "start_time": 1_700_000_000_000, "run_name": f"n{n}"}, timeout=30)
+                runs[n] = r.json()["run"]["info"]["run_id"]
+                secs = log_series(s, server.url, runs[n], n, 1_700_000_000_000)
+                res.setdefault("seed_s", {})[str(n)] = secs
+                print(f"[seed] {n:,} points in {secs:.0f} s ({n / secs:,.0f} points/s)", flush=True)
+            print("[before]", flush=True)
+            res["before"] = measure_charts(server, runs, args.before_repeat)
+            password = server.admin_password
+        # The same data dir, the same administrator, the build with the summaries.
+        t = time.perf_counter()
+        after = runlens(args.binary, work, dist)
+        after.admin_password = after.env["RUNLENS_ADMIN_PASSWORD"] = password
+        with after as server:
+            res["backfill_s"] = time.perf_counter() - t
+            print(f"[after] started (migration included) in {res['backfill_s']:.1f} s", flush=True)
+            res["after"] = measure_charts(server, runs, args.repeat)
+    except SkipCharts:
+        pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not args.ingest_only:
+        same = all(res["before"][k]["answer"] == res["after"][k]["answer"] for k in res["after"] if k[0].isdigit())
+        res["identical"] = "checked: identical" if same else "**they differ**"
+        for side in ("before", "after"):
+            for k in res[side]:
+                if k[0].isdigit():
+                    res[side][k].pop("answer")
+
+    res["ingest"] = {"before": [], "after": []}
+    for _ in range(2):
+        for side, binary in (("before", args.before), ("after", args.binary)):
+            r = ingest(binary, dist, args.ingest_batches)
+            print(f"[ingest] {side}: {r}", flush=True)
+            res["ingest"][side].append(r)
+
+    RESULTS.write_text(json.dumps(res, indent=2) + "\n")
+    text = render(res)
+    print(text)
+    if not args.no_write:
+        write_section(text)
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()

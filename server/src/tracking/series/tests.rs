@@ -1,0 +1,392 @@
+//! The block path against the scan: a chart read from block summaries must be the chart
+//! the M4 reducer makes of every point (the same points kept, the same counts), whatever
+//! order the points were logged in, with re-logged steps, NaN and ±inf.
+
+use crate::db::Conn;
+use api_types as json;
+use proptest::prelude::*;
+
+use super::block::{level_for, LEVELS};
+use super::downsample::{Reduced, Viewport};
+use super::query::{reduce_range, Axis};
+use super::{cover, insert_points, query, SeriesRequest};
+use crate::tracking::model::Point;
+
+const RUN: &str = "00000000000000000000000000000001";
+
+/// An in-memory store at the latest schema with one run and one empty series; its id.
+fn store() -> (Conn, i64) {
+    let mut c = Conn::open_sqlite(":memory:").unwrap();
+    crate::store::migrate(&mut c).unwrap();
+    // No experiment 0 in a bare store: the run stands alone.
+    c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    c.execute(
+        "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status, start_time,
+           lifecycle_stage, artifact_uri)
+         VALUES (?1, 0, 'r', 'u', 'RUNNING', 0, 'active', '')",
+        [RUN],
+    )
+    .unwrap();
+    let sid = c
+        .query_row(
+            "INSERT INTO metric_series (run_uuid, key) VALUES (?1, 'm') RETURNING series_id",
+            [RUN],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (c, sid)
+}
+
+fn p(step: i64, timestamp: i64, value: f64) -> Point {
+    Point {
+        step,
+        timestamp,
+        value,
+    }
+}
+
+/// NaN is not equal to itself: compare reductions by their Debug text.
+fn same(a: &Reduced, b: &Reduced) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// The block path from `top` against the scan, on the step axis over `view`.
+fn check_steps(c: &Conn, sid: i64, view: Viewport, top: u32) -> (Reduced, Reduced) {
+    let steps = (view.x_min().ceil() as i64, view.x_max().floor() as i64);
+    let blocks = cover::reduce(c, sid, Axis::Step, view, steps, top).unwrap();
+    let scan = reduce_range(c, sid, Axis::Step, view).unwrap();
+    (blocks, scan)
+}
+
+#[test]
+fn a_one_point_spike_inside_a_block_survives_the_block_path() {
+    let (c, sid) = store();
+    let spike = 123_457; // inside block 1929 of level 6 (steps 123,456..123,519)
+    let points: Vec<Point> = (0..200_000)
+        .map(|i| {
+            let v = if i == spike {
+                1e6
+            } else {
+                (i as f64 * 1e-3).sin()
+            };
+            p(i, 1_000 + i, v)
+        })
+        .collect();
+    for chunk in points.chunks(1000) {
+        insert_points(&c, sid, chunk).unwrap();
+    }
+    let req = |x_min, x_max| SeriesRequest {
+        run_id: RUN.into(),
+        key: "m".into(),
+        axis: json::XAxis::Step,
+        width: 1000,
+        x_min,
+        x_max,
+    };
+    let out = query(&c, req(None, None)).unwrap();
+    assert_eq!(out.total_points, 200_000);
+    assert_eq!(out.points_in_range, 200_000);
+    assert!(out
+        .points
+        .iter()
+        .any(|p| p.step == spike && p.value.0 == 1e6));
+    let zoom = query(&c, req(Some(100_000.0), Some(150_000.0))).unwrap();
+    assert_eq!(zoom.total_points, 200_000);
+    assert_eq!(zoom.points_in_range, 50_001);
+    assert!(zoom.points.iter().any(|p| p.step == spike));
+    for top in LEVELS {
+        let view = Viewport::new(1000, 0.0, 199_999.0).unwrap();
+        let (blocks, scan) = check_steps(&c, sid, view, top);
+        assert!(same(&blocks, &scan), "level {top}");
+    }
+}
+
+#[test]
+fn counts_and_time_order_are_kept_on_insert() {
+    let (c, sid) = store();
+    let info = |c: &Conn| -> (i64, bool) {
+        c.query_row(
+            "SELECT point_count, time_ordered FROM metric_series WHERE series_id = ?1",
+            [sid],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        insert_points(&c, sid, &[p(1, 10, 1.0), p(2, 20, 2.0)]).unwrap(),
+        2
+    );
+    // The same point again is not stored again; a re-logged step is.
+    assert_eq!(
+        insert_points(&c, sid, &[p(2, 20, 2.0), p(2, 21, 3.0)]).unwrap(),
+        1
+    );
+    assert_eq!(info(&c), (3, true));
+    // An older step logged later: no longer time-ordered.
+    assert_eq!(insert_points(&c, sid, &[p(0, 30, 0.0)]).unwrap(), 1);
+    assert_eq!(info(&c), (4, false));
+    assert_eq!(insert_points(&c, sid, &[p(9, 90, 0.0)]).unwrap(), 1);
+    assert_eq!(info(&c), (5, false));
+}
+
+/// A series as logged: `(step, timestamp, value)` in logging order, cut into batches.
+#[derive(Debug, Clone)]
+struct Logged {
+    points: Vec<Point>,
+    batch: usize,
+}
+
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        20 => -10.0f64..10.0,
+        2 => Just(1e6),
+        2 => Just(-1e6),
+        1 => Just(f64::NAN),
+        1 => Just(f64::INFINITY),
+        1 => Just(f64::NEG_INFINITY),
+        2 => Just(0.0),
+    ]
+}
+
+/// Steps over `-300..span` (so negative steps and blocks), some re-logged with other
+/// timestamps and values; timestamps either growing with the step or anything; logged
+/// in a shuffled order or in step order.
+fn logged() -> impl Strategy<Value = Logged> {
+    (
+        1usize..2500,
+        100i64..20_000,
+        any::<bool>(),
+        any::<bool>(),
+        1usize..700,
+    )
+        .prop_flat_map(|(n, span, ordered_time, shuffled, batch)| {
+            (
+                prop::collection::vec((-300..span, 0i64..3, value(), 0i64..1_000_000), n),
+                Just((ordered_time, shuffled, batch)),
+                any::<u64>(),
+            )
+        })
+        .prop_map(|(raw, (ordered_time, shuffled, batch), seed)| {
+            let mut points: Vec<Point> = raw
+                .into_iter()
+                .map(|(step, relog, v, t)| {
+                    let ts = if ordered_time {
+                        1_000_000 + step * 4 + relog
+                    } else {
+                        t
+                    };
+                    p(step, ts, v)
+                })
+                .collect();
+            points.sort_by_key(|p| (p.step, p.timestamp));
+            if shuffled {
+                // A deterministic shuffle from the seed (proptest shrinks the seed).
+                let mut s = seed | 1;
+                for i in (1..points.len()).rev() {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    points.swap(i, (s % (i as u64 + 1)) as usize);
+                }
+            }
+            Logged { points, batch }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Every level as the starting level, random ranges and widths, both axes: the block
+    /// path gives exactly what the scan gives.
+    #[test]
+    fn the_block_path_is_the_scan(
+        logged in logged(),
+        ranges in prop::collection::vec((0.0f64..1.0, 0.0f64..1.0, 1u32..300), 4),
+    ) {
+        let (c, sid) = store();
+        for chunk in logged.points.chunks(logged.batch) {
+            insert_points(&c, sid, chunk).unwrap();
+        }
+        let stored: i64 = c
+            .query_row("SELECT count(*) FROM metric_points", [], |r| r.get(0))
+            .unwrap();
+        let (count, ordered): (i64, bool) = c
+            .query_row(
+                "SELECT point_count, time_ordered FROM metric_series WHERE series_id = ?1",
+                [sid],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        prop_assert_eq!(count, stored);
+        let (lo, hi): (i64, i64) = c
+            .query_row("SELECT min(step), max(step) FROM metric_points", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        let (tlo, thi): (i64, i64) = c
+            .query_row("SELECT min(timestamp), max(timestamp) FROM metric_points", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        for (a, b, width) in ranges {
+            let (a, b) = (a.min(b), a.max(b));
+            let span = (hi - lo) as f64;
+            let view = Viewport::new(width, lo as f64 + a * span - 3.0, lo as f64 + b * span + 3.0)
+                .unwrap();
+            for top in LEVELS {
+                let (blocks, scan) = check_steps(&c, sid, view, top);
+                prop_assert!(same(&blocks, &scan), "step axis, level {}:\n{:?}\n{:?}", top, blocks, scan);
+            }
+            if ordered {
+                let tspan = (thi - tlo) as f64;
+                let view = Viewport::new(width, tlo as f64 + a * tspan, tlo as f64 + b * tspan)
+                    .unwrap();
+                let axis = Axis::Time { offset: 0 };
+                let scan = reduce_range(&c, sid, axis, view).unwrap();
+                let steps = time_steps(&c, view);
+                let Some(steps) = steps else {
+                    prop_assert_eq!(scan.in_range, 0);
+                    continue;
+                };
+                let top = level_for((steps.1 - steps.0 + 1) as f64 / f64::from(width)).unwrap_or(6);
+                let blocks = cover::reduce(&c, sid, axis, view, steps, top).unwrap();
+                prop_assert!(same(&blocks, &scan), "time axis:\n{:?}\n{:?}", blocks, scan);
+            }
+        }
+    }
+}
+
+/// The steps of the first and last point in the time range of `view` (wall axis).
+fn time_steps(c: &Conn, view: Viewport) -> Option<(i64, i64)> {
+    let lo = view.x_min().ceil() as i64;
+    let hi = view.x_max().floor() as i64;
+    let first: i64 = c
+        .query_row(
+            "SELECT step FROM metric_points WHERE timestamp >= ?1 ORDER BY timestamp, step LIMIT 1",
+            [lo],
+            |r| r.get(0),
+        )
+        .ok()?;
+    let last: i64 = c
+        .query_row(
+            "SELECT step FROM metric_points WHERE timestamp <= ?1
+              ORDER BY timestamp DESC, step DESC LIMIT 1",
+            [hi],
+            |r| r.get(0),
+        )
+        .ok()?;
+    (first <= last).then_some((first, last))
+}
+
+/// Every row of `metric_blocks` and the series' count and flag, as text.
+fn summaries(c: &Conn) -> Vec<String> {
+    let mut stmt = c
+        .prepare("SELECT * FROM metric_blocks ORDER BY series_id, level, block")
+        .unwrap();
+    let cols = stmt.column_count();
+    let mut rows: Vec<String> = stmt
+        .query_map([], |r| {
+            (0..cols)
+                .map(|i| Ok(format!("{:?}", r.get_ref(i)?)))
+                .collect::<crate::db::Result<Vec<_>>>()
+                .map(|v| v.join(" "))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut series = c
+        .prepare("SELECT series_id, point_count, time_ordered FROM metric_series ORDER BY 1")
+        .unwrap();
+    let more = series
+        .query_map([], |r| {
+            Ok(format!(
+                "series {} {} {}",
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, bool>(2)?
+            ))
+        })
+        .unwrap();
+    rows.extend(more.map(Result::unwrap));
+    rows
+}
+
+#[test]
+fn the_migration_backfills_what_ingest_keeps() {
+    // Three series: in order, re-logged and out of order with non-finite values, sparse
+    // with negative and huge steps.
+    let mut s = 7u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e6, -1e6];
+    let series: Vec<Vec<Point>> = vec![
+        (0..5000).map(|i| p(i, 10 * i, (i as f64).sin())).collect(),
+        (0..6000)
+            .map(|_| {
+                let r = next();
+                let v = if r % 50 == 0 {
+                    specials[(r / 50 % 5) as usize]
+                } else {
+                    (r % 1000) as f64 / 7.0
+                };
+                p((r >> 20) as i64 % 3000, (r >> 40) as i64 % 50, v)
+            })
+            .collect(),
+        (0..500)
+            .map(|i| p((i - 250) * 1_000_003, i, (i % 7) as f64))
+            .collect(),
+    ];
+    // Through ingest.
+    let (c, sid) = store();
+    let mut ids = vec![sid];
+    for key in ["m2", "m3"] {
+        ids.push(
+            c.query_row(
+                "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2) RETURNING series_id",
+                [RUN, key],
+                |r| r.get(0),
+            )
+            .unwrap(),
+        );
+    }
+    for (id, points) in ids.iter().zip(&series) {
+        for chunk in points.chunks(777) {
+            insert_points(&c, *id, chunk).unwrap();
+        }
+    }
+    // Through the migration: points written at schema 5, then migration 6.
+    let old = Conn::open_sqlite(":memory:").unwrap();
+    let migrations = crate::store::MIGRATIONS;
+    let six = migrations.iter().position(|m| m.version == 6).unwrap();
+    for m in &migrations[..six] {
+        old.execute_batch(m.sql).unwrap();
+    }
+    old.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    for (i, (id, points)) in ids.iter().zip(&series).enumerate() {
+        old.execute(
+            "INSERT INTO metric_series (series_id, run_uuid, key) VALUES (?1, ?2, ?3)",
+            crate::db::params![id, RUN, format!("k{i}")],
+        )
+        .unwrap();
+        for q in points {
+            let (is_nan, v) = crate::tracking::model::to_stored(q.value);
+            old.execute(
+                "INSERT INTO metric_points VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+                crate::db::params![id, q.step, q.timestamp, is_nan, v],
+            )
+            .unwrap();
+        }
+    }
+    old.execute_batch(migrations[six].sql).unwrap();
+    let (want, got) = (summaries(&c), summaries(&old));
+    assert!(want.len() > 500, "{}", want.len());
+    assert!(want.iter().any(|r| r.ends_with("false")));
+    for (w, g) in want.iter().zip(&got) {
+        assert_eq!(w, g);
+    }
+    assert_eq!(want.len(), got.len());
+}
