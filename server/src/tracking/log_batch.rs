@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::columns::{note_key, ColumnKind};
 use super::model::{to_stored, Metric, Point};
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
@@ -84,6 +85,7 @@ fn log_params(
             }
             None => {
                 insert.execute(params![run_id, key, value])?;
+                note_key(conn, run_id, ColumnKind::Param, &key)?;
             }
         }
     }
@@ -187,6 +189,9 @@ fn update_latest(conn: &Connection, run_id: &str, key: &str, point: Point) -> Re
         .optional()?;
     if old.is_some_and(|old| !supersedes(&point, &old)) {
         return Ok(());
+    }
+    if old.is_none() {
+        note_key(conn, run_id, ColumnKind::Metric, key)?;
     }
     let (is_nan, value) = to_stored(point.value);
     conn.prepare_cached(

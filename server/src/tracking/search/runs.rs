@@ -5,7 +5,7 @@ use rusqlite::types::Value;
 use rusqlite::Connection;
 
 use super::fields::Field;
-use super::{order, Sql};
+use super::{cursor, order, Sql};
 use crate::store::sql::{like_to_glob, CASE_SENSITIVE_LIKE};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
@@ -23,33 +23,19 @@ pub fn search_run_ids(
     offset: usize,
     limit: usize,
 ) -> Result<Vec<String>, Error> {
-    let clauses = parse_filter(filter)?;
-    let wheres = clauses
-        .iter()
-        .map(compile_clause)
-        .collect::<Result<Vec<Sql>, Error>>()?;
+    let wheres = matching(experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     if experiment_ids.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
     let mut sql = Sql::default();
     sql.text.push_str("SELECT r.run_uuid FROM runs r");
-    sql.text.push_str(&order.joins.text);
-    sql.params.extend(order.joins.params);
-    let marks = vec!["?"; experiment_ids.len()].join(",");
-    sql.text.push_str(&format!(
-        " WHERE r.experiment_id IN ({marks}) AND {}",
-        view.sql_condition("r.lifecycle_stage")
-    ));
-    sql.params
-        .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
-    for w in wheres {
-        sql.text.push_str(" AND ");
-        sql.text.push_str(&w.text);
-        sql.params.extend(w.params);
-    }
+    let terms = order.terms();
+    sql.append(order.joins);
+    sql.text.push_str(" WHERE ");
+    sql.append(wheres);
     sql.text.push_str(" ORDER BY ");
-    sql.text.push_str(&order.terms);
+    sql.text.push_str(&terms);
     sql.text.push_str(" LIMIT ? OFFSET ?");
     sql.params
         .push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
@@ -60,6 +46,133 @@ pub fn search_run_ids(
         .query_map(rusqlite::params_from_iter(sql.params), |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
     Ok(ids)
+}
+
+/// One page of a keyset-paged runs search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPage {
+    /// The page's run ids, in order.
+    pub ids: Vec<String>,
+    /// The token of the next page; `None` on the last page.
+    pub next_page_token: Option<String>,
+}
+
+/// A page of at most `limit` run ids of the search [`search_run_ids`] describes, starting
+/// after the row `page_token` (a previous page's `next_page_token`) points at, or at the
+/// first row. The token holds that row's sort-key values, so the query reads from that
+/// position on instead of counting rows off (OFFSET): each run comes exactly once across
+/// the pages even while runs are added, and a page costs the same wherever it is.
+pub fn search_run_page(
+    conn: &Connection,
+    experiment_ids: &[i64],
+    filter: &str,
+    order_by: &[String],
+    view: ViewType,
+    page_token: Option<&str>,
+    limit: usize,
+) -> Result<RunPage, Error> {
+    let mut wheres = matching(experiment_ids, filter, view)?;
+    let order = order::compile(order_by)?;
+    let ids_text: Vec<String> = experiment_ids.iter().map(i64::to_string).collect();
+    let query = cursor::fingerprint(&[
+        filter,
+        &order_by.join("\u{1}"),
+        &view.sql_condition(""),
+        &ids_text.join(","),
+    ]);
+    if let Some(token) = page_token.filter(|t| !t.trim().is_empty()) {
+        let at = cursor::decode(token, query)?;
+        if at.last.len() != order.keys.len() {
+            return Err(Error::InvalidParameter(
+                "Invalid page token, it does not fit this order.".into(),
+            ));
+        }
+        wheres.text.push_str(" AND ");
+        wheres.append(order.after(&at.last));
+    }
+    if experiment_ids.is_empty() || limit == 0 {
+        return Ok(RunPage {
+            ids: Vec::new(),
+            next_page_token: None,
+        });
+    }
+    let mut sql = Sql::default();
+    sql.text
+        .push_str(&format!("SELECT {} FROM runs r", order.select()));
+    let n_keys = order.keys.len();
+    let terms = order.terms();
+    sql.append(order.joins);
+    sql.text.push_str(" WHERE ");
+    sql.append(wheres);
+    sql.text.push_str(" ORDER BY ");
+    sql.text.push_str(&terms);
+    sql.text.push_str(" LIMIT ?");
+    // One row more than the page says whether another page follows.
+    sql.params.push(Value::Integer(
+        i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1,
+    ));
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(sql.params))?;
+    let mut ids = Vec::with_capacity(limit.min(1024));
+    let mut last = Vec::new();
+    let mut more = false;
+    while let Some(r) = rows.next()? {
+        if ids.len() == limit {
+            more = true;
+            break;
+        }
+        // The run id is the last key.
+        ids.push(r.get(n_keys - 1)?);
+        last = (0..n_keys)
+            .map(|i| r.get::<_, Value>(i))
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(RunPage {
+        ids,
+        next_page_token: more.then(|| cursor::encode(query, &last)),
+    })
+}
+
+/// How many runs the search matches, without reading them (one COUNT over the filter).
+pub fn count_runs(
+    conn: &Connection,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+) -> Result<u64, Error> {
+    let wheres = matching(experiment_ids, filter, view)?;
+    if experiment_ids.is_empty() {
+        return Ok(0);
+    }
+    let mut sql = Sql::default();
+    sql.text.push_str("SELECT count(*) FROM runs r WHERE ");
+    sql.append(wheres);
+    let n: i64 = conn
+        .prepare_cached(&sql.text)?
+        .query_row(rusqlite::params_from_iter(sql.params), |r| r.get(0))?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The WHERE conditions (without `WHERE`) of the experiments' runs in `view` that match
+/// `filter`.
+fn matching(experiment_ids: &[i64], filter: &str, view: ViewType) -> Result<Sql, Error> {
+    let clauses = parse_filter(filter)?;
+    let mut sql = Sql::default();
+    let marks = vec!["?"; experiment_ids.len().max(1)].join(",");
+    sql.text.push_str(&format!(
+        "r.experiment_id IN ({marks}) AND {}",
+        view.sql_condition("r.lifecycle_stage")
+    ));
+    if experiment_ids.is_empty() {
+        sql.params.push(Value::Null);
+    }
+    sql.params
+        .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
+    for clause in &clauses {
+        sql.text.push_str(" AND ");
+        sql.append(compile_clause(clause)?);
+    }
+    Ok(sql)
 }
 
 /// Compiles one filter clause to a boolean SQL expression over the run `r`.
