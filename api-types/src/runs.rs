@@ -72,7 +72,7 @@ pub struct RunTable {
     pub columns: RunTableColumns,
     /// Matching runs in the requested order (parents and children alike; the client groups).
     pub rows: Vec<RunRow>,
-    /// Number of matching runs, on every page.
+    /// Number of matching runs, counted with the first page (later pages repeat it).
     pub total: u64,
     /// The token of the next page (pass it as `page_token`); `None` on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,5 +1,6 @@
-//! Keyset page tokens of a runs search: the last row's sort-key values (the run id last)
-//! and a fingerprint of the query they belong to, as URL-safe base64 of a JSON object.
+//! Keyset page tokens of a runs search: the last row's sort-key values (the run id last),
+//! the match count of the first page, and a fingerprint of the query they belong to, as
+//! URL-safe base64 of a JSON object.
 //! Opaque to clients; a token from another query (filter, order or view changed) or one
 //! that does not decode is refused with `InvalidParameter`, never a 5xx.
 
@@ -15,6 +16,8 @@ use crate::Error;
 pub struct Cursor {
     /// One value per sort key, the run id last.
     pub last: Vec<Value>,
+    /// The match count read with the first page.
+    pub total: Option<u64>,
 }
 
 /// FNV-1a of the query's parts: stable across builds, enough to catch a token reused with
@@ -30,8 +33,8 @@ pub fn fingerprint(parts: &[&str]) -> u64 {
     h
 }
 
-/// Encodes `last` for the query whose fingerprint is `query`.
-pub fn encode(query: u64, last: &[Value]) -> String {
+/// Encodes `last` and `total` for the query whose fingerprint is `query`.
+pub fn encode(query: u64, last: &[Value], total: u64) -> String {
     let values: Vec<Json> = last
         .iter()
         .map(|v| match v {
@@ -43,7 +46,7 @@ pub fn encode(query: u64, last: &[Value]) -> String {
             Value::Blob(_) => Json::Null,
         })
         .collect();
-    let body = json!({ "q": format!("{query:016x}"), "v": values });
+    let body = json!({ "q": format!("{query:016x}"), "v": values, "t": total });
     URL_SAFE_NO_PAD.encode(body.to_string())
 }
 
@@ -77,7 +80,8 @@ pub fn decode(token: &str, query: u64) -> Result<Cursor, Error> {
             _ => Err(invalid("a value is not a number, text or null")),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Cursor { last })
+    let total = body.get("t").and_then(Json::as_u64);
+    Ok(Cursor { last, total })
 }
 
 #[cfg(test)]
@@ -94,17 +98,21 @@ mod tests {
             Value::Text("a\"b".into()),
         ];
         let q = fingerprint(&["metrics.loss < 1", "metrics.loss ASC"]);
-        let token = encode(q, &last);
+        let token = encode(q, &last, 12_345);
         assert!(token
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-        assert_eq!(decode(&token, q).unwrap().last, last);
+        let expected = Cursor {
+            last,
+            total: Some(12_345),
+        };
+        assert_eq!(decode(&token, q).unwrap(), expected);
     }
 
     #[test]
     fn refuses_garbage_and_tokens_of_another_query() {
         let q = fingerprint(&["a"]);
-        let other = encode(fingerprint(&["b"]), &[Value::Integer(1)]);
+        let other = encode(fingerprint(&["b"]), &[Value::Integer(1)], 1);
         for bad in ["!!!", "bm90IGpzb24", other.as_str()] {
             let e = decode(bad, q).unwrap_err();
             assert!(e.to_string().contains("Invalid page token"), "{bad}: {e}");

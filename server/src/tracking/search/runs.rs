@@ -55,6 +55,8 @@ pub struct RunPage {
     pub ids: Vec<String>,
     /// The token of the next page; `None` on the last page.
     pub next_page_token: Option<String>,
+    /// How many runs the search matches (as counted with the first page).
+    pub total: u64,
 }
 
 /// A page of at most `limit` run ids of the search [`search_run_ids`] describes, starting
@@ -62,6 +64,11 @@ pub struct RunPage {
 /// first row. The token holds that row's sort-key values, so the query reads from that
 /// position on instead of counting rows off (OFFSET): each run comes exactly once across
 /// the pages even while runs are added, and a page costs the same wherever it is.
+///
+/// `total` is counted with the first page and carried in the tokens: without a filter by
+/// one COUNT over the experiment index; with one, in the page query itself
+/// (`count(*) OVER ()`), because the filter's lookups then run once for both instead of
+/// twice (at 100,000 runs a filtered COUNT alone costs 0.4-0.6 s here).
 pub fn search_run_page(
     conn: &Connection,
     experiment_ids: &[i64],
@@ -71,6 +78,7 @@ pub fn search_run_page(
     page_token: Option<&str>,
     limit: usize,
 ) -> Result<RunPage, Error> {
+    let filtered = !parse_filter(filter)?.is_empty();
     let mut wheres = matching(experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     let ids_text: Vec<String> = experiment_ids.iter().map(i64::to_string).collect();
@@ -80,6 +88,7 @@ pub fn search_run_page(
         &view.sql_condition(""),
         &ids_text.join(","),
     ]);
+    let mut total = None;
     if let Some(token) = page_token.filter(|t| !t.trim().is_empty()) {
         let at = cursor::decode(token, query)?;
         if at.last.len() != order.keys.len() {
@@ -89,17 +98,27 @@ pub fn search_run_page(
         }
         wheres.text.push_str(" AND ");
         wheres.append(order.after(&at.last));
+        total = at.total;
     }
     if experiment_ids.is_empty() || limit == 0 {
         return Ok(RunPage {
             ids: Vec::new(),
             next_page_token: None,
+            total: 0,
         });
     }
-    let mut sql = Sql::default();
-    sql.text
-        .push_str(&format!("SELECT {} FROM runs r", order.select()));
+    // Count in the page query only on a filtered first page (see above).
+    let window = total.is_none() && filtered;
+    if total.is_none() && !filtered {
+        total = Some(count_runs(conn, experiment_ids, filter, view)?);
+    }
     let n_keys = order.keys.len();
+    let mut sql = Sql::default();
+    sql.text.push_str(&format!(
+        "SELECT {}{} FROM runs r",
+        order.select(),
+        if window { ", count(*) OVER ()" } else { "" }
+    ));
     let terms = order.terms();
     sql.append(order.joins);
     sql.text.push_str(" WHERE ");
@@ -117,6 +136,9 @@ pub fn search_run_page(
     let mut last = Vec::new();
     let mut more = false;
     while let Some(r) = rows.next()? {
+        if window && total.is_none() {
+            total = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
+        }
         if ids.len() == limit {
             more = true;
             break;
@@ -127,9 +149,11 @@ pub fn search_run_page(
             .map(|i| r.get::<_, Value>(i))
             .collect::<Result<_, _>>()?;
     }
+    let total = total.unwrap_or(0);
     Ok(RunPage {
+        next_page_token: more.then(|| cursor::encode(query, &last, total)),
         ids,
-        next_page_token: more.then(|| cursor::encode(query, &last)),
+        total,
     })
 }
 
