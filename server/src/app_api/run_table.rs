@@ -62,6 +62,7 @@ pub async fn list_runs(
                 view,
                 page_token.as_deref(),
                 limit,
+                true,
             )?;
             let rows = load_rows(c, &page.ids, &columns)?;
             Ok(json::RunTable {

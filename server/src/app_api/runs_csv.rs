@@ -111,8 +111,16 @@ impl Export {
         let (rows, next) = self
             .store
             .call(move |c| {
-                let page =
-                    search_run_page(c, &[id], &filter, &order_by, view, token.as_deref(), PAGE)?;
+                let page = search_run_page(
+                    c,
+                    &[id],
+                    &filter,
+                    &order_by,
+                    view,
+                    token.as_deref(),
+                    PAGE,
+                    false,
+                )?;
                 Ok((load_rows(c, &page.ids, &columns)?, page.next_page_token))
             })
             .await?;

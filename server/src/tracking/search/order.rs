@@ -45,6 +45,16 @@ impl Order {
     pub fn after(&self, last: &[Value]) -> Sql {
         let mut sql = Sql::default();
         let n = self.keys.len().min(last.len());
+        // The first key's bound again, on its own: implied by what follows, but a plain range
+        // an index can seek to (`start_time <= ?` for the default order), where SQLite would
+        // otherwise read both arms of the OR and sort what remains.
+        if let (Some(key), Some(value)) = (self.keys.first(), last.first()) {
+            if !matches!(value, Value::Null) {
+                let cmp = if key.desc { "<=" } else { ">=" };
+                sql.text.push_str(&format!("{} {cmp} ? AND ", key.expr));
+                sql.params.push(value.clone());
+            }
+        }
         let mut open = 0;
         for (i, (key, value)) in self.keys.iter().zip(last).take(n).enumerate() {
             sql.text.push_str(if i > 0 { " AND (" } else { "(" });
