@@ -238,6 +238,8 @@ mod tests {
                 metrics: vec!["loss".into()],
                 tags: vec![],
             },
+            limit: Some(500),
+            page_token: Some("eyJx".into()),
         };
         assert_eq!(
             q.to_pairs(),
@@ -248,6 +250,8 @@ mod tests {
                 ("view", "all".to_string()),
                 ("param", "a,b".to_string()),
                 ("metric", "loss".to_string()),
+                ("limit", "500".to_string()),
+                ("page_token", "eyJx".to_string()),
             ]
         );
     }

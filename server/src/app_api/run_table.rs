@@ -10,7 +10,7 @@ use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
 use crate::tracking::overview;
 use crate::tracking::run_table::load_rows;
-use crate::tracking::search::search_run_page;
+use crate::tracking::search::{search_run_page, RunQuery};
 use crate::tracking::ViewType;
 use crate::{AppState, Error};
 
@@ -56,10 +56,12 @@ pub async fn list_runs(
             overview::check_exists(c, id)?;
             let page = search_run_page(
                 c,
-                &[id],
-                &filter,
-                &order_by,
-                view,
+                &RunQuery {
+                    experiment_ids: &[id],
+                    filter: &filter,
+                    order_by: &order_by,
+                    view,
+                },
                 page_token.as_deref(),
                 limit,
                 true,

@@ -22,7 +22,7 @@ use super::query::QueryParams;
 use super::run_table::view_type;
 use crate::logs::wire::rfc3339_ms;
 use crate::tracking::run_table::load_rows;
-use crate::tracking::search::search_run_page;
+use crate::tracking::search::{search_run_page, RunQuery};
 use crate::tracking::ViewType;
 use crate::{AppState, Error, Store};
 
@@ -113,10 +113,12 @@ impl Export {
             .call(move |c| {
                 let page = search_run_page(
                     c,
-                    &[id],
-                    &filter,
-                    &order_by,
-                    view,
+                    &RunQuery {
+                        experiment_ids: &[id],
+                        filter: &filter,
+                        order_by: &order_by,
+                        view,
+                    },
                     token.as_deref(),
                     PAGE,
                     false,

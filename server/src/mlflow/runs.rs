@@ -153,10 +153,12 @@ pub async fn search_runs(
             None => {
                 let page = search::search_run_page(
                     c,
-                    &experiment_ids,
-                    &filter,
-                    &order_by,
-                    view,
+                    &search::RunQuery {
+                        experiment_ids: &experiment_ids,
+                        filter: &filter,
+                        order_by: &order_by,
+                        view,
+                    },
                     token.as_deref(),
                     limit,
                     false,

@@ -14,7 +14,7 @@ use rusqlite::types::Value;
 
 pub use experiments::search_experiments;
 pub use fields::searchable_attributes;
-pub use runs::{count_runs, search_run_ids, search_run_page, RunPage};
+pub use runs::{count_runs, search_run_ids, search_run_page, RunPage, RunQuery};
 
 /// A SQL fragment with its bound values, in textual order.
 #[derive(Default)]

@@ -48,6 +48,20 @@ pub fn search_run_ids(
     Ok(ids)
 }
 
+/// What a runs search reads: the experiments' runs in `view` that match `filter` (MLflow's
+/// grammar, "" = all), in the order of `order_by` (MLflow clauses) and its tie-breakers.
+#[derive(Debug, Clone, Copy)]
+pub struct RunQuery<'a> {
+    /// The experiments searched.
+    pub experiment_ids: &'a [i64],
+    /// The filter string.
+    pub filter: &'a str,
+    /// The order_by clauses.
+    pub order_by: &'a [String],
+    /// Active, deleted or all runs.
+    pub view: ViewType,
+}
+
 /// One page of a keyset-paged runs search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunPage {
@@ -59,7 +73,7 @@ pub struct RunPage {
     pub total: u64,
 }
 
-/// A page of at most `limit` run ids of the search [`search_run_ids`] describes, starting
+/// A page of at most `limit` run ids of the search `q`, starting
 /// after the row `page_token` (a previous page's `next_page_token`) points at, or at the
 /// first row. The token holds that row's sort-key values, so the query reads from that
 /// position on instead of counting rows off (OFFSET): each run comes exactly once across
@@ -72,14 +86,17 @@ pub struct RunPage {
 /// twice (at 100,000 runs a filtered COUNT alone costs 0.4-0.6 s here).
 pub fn search_run_page(
     conn: &Connection,
-    experiment_ids: &[i64],
-    filter: &str,
-    order_by: &[String],
-    view: ViewType,
+    q: &RunQuery<'_>,
     page_token: Option<&str>,
     limit: usize,
     count: bool,
 ) -> Result<RunPage, Error> {
+    let RunQuery {
+        experiment_ids,
+        filter,
+        order_by,
+        view,
+    } = *q;
     let filtered = !parse_filter(filter)?.is_empty();
     let mut wheres = matching(experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
