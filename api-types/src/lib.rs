@@ -26,6 +26,7 @@ pub use jobs::{JobLevel, JobRunStatus};
 pub use metrics::{MetricSeries, SeriesPoint, XAxis};
 pub use query::{
     ExperimentListQuery, PrincipalQuery, RevokeQuery, RunTableQuery, RunView, SeriesQuery,
+    RUN_PAGE_DEFAULT, RUN_PAGE_MAX,
 };
 pub use runs::{KeyValue, LatestMetric, RunDetail, RunRef, RunRow, RunTable, RunTableColumns};
 pub use value::F64;

@@ -70,7 +70,12 @@ impl RunView {
     }
 }
 
-/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=`.
+/// Runs a runs-table page carries when the query names no `limit`.
+pub const RUN_PAGE_DEFAULT: u32 = 200;
+/// Most runs one runs-table page carries.
+pub const RUN_PAGE_MAX: u32 = 1000;
+
+/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=&limit=&page_token=`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct RunTableQuery {
     /// An MLflow search filter, e.g. `metrics.loss < 0.5 AND params.optimizer = 'adam'`.
@@ -81,6 +86,12 @@ pub struct RunTableQuery {
     pub view: RunView,
     /// The param, metric and tag columns to fill.
     pub columns: RunTableColumns,
+    /// Page size, 1 to [`RUN_PAGE_MAX`] ([`RUN_PAGE_DEFAULT`] when absent).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// The previous page's `next_page_token` (the first page when absent).
+    #[serde(default)]
+    pub page_token: Option<String>,
 }
 
 impl RunTableQuery {
@@ -97,6 +108,8 @@ impl RunTableQuery {
         out.extend(c.params.iter().map(|k| ("param", k.clone())));
         out.extend(c.metrics.iter().map(|k| ("metric", k.clone())));
         out.extend(c.tags.iter().map(|k| ("tag", k.clone())));
+        push(&mut out, "limit", self.limit.map(|n| n.to_string()));
+        push(&mut out, "page_token", self.page_token.clone());
         out
     }
 }
@@ -225,6 +238,8 @@ mod tests {
                 metrics: vec!["loss".into()],
                 tags: vec![],
             },
+            limit: Some(500),
+            page_token: Some("eyJx".into()),
         };
         assert_eq!(
             q.to_pairs(),
@@ -235,6 +250,8 @@ mod tests {
                 ("view", "all".to_string()),
                 ("param", "a,b".to_string()),
                 ("metric", "loss".to_string()),
+                ("limit", "500".to_string()),
+                ("page_token", "eyJx".to_string()),
             ]
         );
     }

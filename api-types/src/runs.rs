@@ -63,18 +63,20 @@ pub struct RunRow {
     pub tags: Vec<Option<String>>,
 }
 
-/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&params=&metrics=&tags=&view=`:
-/// every matching run (the table virtualises rows on the client), only the requested columns.
+/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&params=&metrics=&tags=&view=&limit=&page_token=`:
+/// one page of the matching runs in the requested order (the table fetches the pages its
+/// scrolled window needs), only the requested columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunTable {
     /// The columns the rows are aligned with.
     pub columns: RunTableColumns,
     /// Matching runs in the requested order (parents and children alike; the client groups).
     pub rows: Vec<RunRow>,
-    /// Number of matching runs (equals `rows.len()` unless `truncated`).
+    /// Number of matching runs, counted with the first page (later pages repeat it).
     pub total: u64,
-    /// True when more than the server's cap matched and only the first ones are returned.
-    pub truncated: bool,
+    /// The token of the next page (pass it as `page_token`); `None` on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
 /// A link to a run.

@@ -2,7 +2,7 @@
 // column, metrics before params under labelled groups, a searchable column picker with
 // full names, pinned/resized/reordered columns kept in the URL, "Show deleted runs", a
 // CSV export equal to the filtered rows, the 390-px layout, and a running run's row
-// updating live.
+// updating live, and a large experiment loaded page by page as it scrolls.
 //
 // Seeds its own experiment through the MLflow REST API as alice (so other specs' data
 // stays as they expect): six runs with params `lr`, `optimizer`, `batch_size`, `seed`,
@@ -349,4 +349,35 @@ test('a running run updates its row live, then stops', async ({ page, request })
   // Nothing is running any more: the stream closes.
   await expect(page.getByRole('status').filter({ hasText: /^Live/ })).toHaveCount(0, { timeout: 5_000 });
   await mlflow(request, 'runs/delete', { run_id: id });
+});
+
+test('a large experiment loads pages as the table scrolls and counts every run', async ({ page, request }) => {
+  // 450 runs: more than two of the server's 200-run pages. The experiment is this test's own.
+  const name = `/Users/alice/e2e-runs-pages-${Date.now()}`;
+  const { experiment_id: exp } = await mlflow(request, 'experiments/create', { name });
+  const t0 = Date.now() - 3_600_000;
+  for (let i = 0; i < 450; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, k) => mlflow(request, 'runs/create', {
+      experiment_id: exp, run_name: `pg-${String(i + k).padStart(3, '0')}`, start_time: t0 + (i + k) * 1000,
+    })));
+  }
+  const pages = [];
+  page.on('request', (r) => { if (/\/api\/v1\/experiments\/\d+\/runs\?/.test(r.url())) pages.push(new URL(r.url())); });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.getByText('450 runs', { exact: true })).toBeVisible();
+  // Newest first; only the window's rows are in the DOM, and only the first page was asked for.
+  await expect(page.getByRole('link', { name: 'pg-449', exact: true })).toBeVisible();
+  expect((await rowIds(page)).length).toBeLessThan(100);
+  expect(pages.filter((u) => u.searchParams.get('page_token'))).toEqual([]);
+  // Scrolled to the end, the oldest run shows: the pages in between were fetched in order.
+  const scroller = page.locator('.runs-scroll');
+  await expect(async () => {
+    await scroller.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await expect(page.getByRole('link', { name: 'pg-000', exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
+  expect(pages.filter((u) => u.searchParams.get('page_token')).length).toBeGreaterThan(0);
+  // "Select top 5" follows the sort from the first page.
+  await scroller.evaluate((el) => { el.scrollTop = 0; });
+  await page.getByRole('combobox', { name: 'Select top runs by the current sort' }).selectOption('5');
+  await expect(page.getByText('5 selected')).toBeVisible();
 });

@@ -30,6 +30,28 @@ pub async fn list_runs(
     get(&url(&path, q.to_pairs())).await
 }
 
+/// Every run `q` matches: `GET /api/v1/experiments/{id}/runs` page after page (1,000 runs
+/// each) until the last, as one table. For the small sets the charts, the compare view and
+/// the deleted-runs marks ask for; the runs table itself loads pages as it scrolls.
+pub async fn list_all_runs(
+    experiment_id: String,
+    q: json::RunTableQuery,
+) -> Result<json::RunTable, ApiError> {
+    let mut q = json::RunTableQuery {
+        limit: Some(json::RUN_PAGE_MAX),
+        page_token: None,
+        ..q
+    };
+    let mut table = list_runs(experiment_id.clone(), q.clone()).await?;
+    while let Some(token) = table.next_page_token.take() {
+        q.page_token = Some(token);
+        let page = list_runs(experiment_id.clone(), q.clone()).await?;
+        table.rows.extend(page.rows);
+        table.next_page_token = page.next_page_token;
+    }
+    Ok(table)
+}
+
 /// `GET /api/v1/runs/{id}`.
 pub async fn get_run(id: String) -> Result<json::RunDetail, ApiError> {
     get(&format!("/api/v1/runs/{}", encode_component(&id))).await

@@ -161,6 +161,8 @@ impl QueryParams {
                 metrics: self.key_list("metrics", "metric"),
                 tags: self.key_list("tags", "tag"),
             },
+            limit: self.parse::<u32>("limit", "an integer from 1 to 1000")?,
+            page_token: self.get("page_token").map(str::to_string),
         })
     }
 

@@ -1,5 +1,6 @@
-//! The runs table of an experiment (`GET /experiments/{id}/runs`): every matching run,
-//! only the requested columns, in a handful of set-based queries whatever the run count.
+//! The runs table of an experiment (`GET /experiments/{id}/runs`): one page of the matching
+//! runs in the table's order, only the requested columns, in a handful of set-based
+//! queries whatever the run count, and the count of all matches.
 
 use api_types as json;
 use axum::extract::State;
@@ -9,14 +10,11 @@ use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
 use crate::tracking::overview;
 use crate::tracking::run_table::load_rows;
-use crate::tracking::search::search_run_ids;
+use crate::tracking::search::{search_run_page, RunQuery};
 use crate::tracking::ViewType;
 use crate::{AppState, Error};
 
-/// Most rows one answer carries; more matches set `truncated`.
-pub const MAX_ROWS: usize = 10_000;
-
-/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=`.
+/// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=&limit=&page_token=`.
 ///
 /// - `filter`: an MLflow search filter, e.g. `metrics.loss < 0.5 AND params.optimizer = 'adam'`.
 /// - `order_by`: one MLflow clause per parameter, repeated for several keys in priority
@@ -27,9 +25,14 @@ pub const MAX_ROWS: usize = 10_000;
 ///   `param`, `metric` and `tag` each name ONE key verbatim, for keys that contain a comma.
 ///   Columns keep the order of appearance; blanks and repeats are dropped. Each row's
 ///   values are aligned with the columns echoed back in `columns`.
+/// - `limit`: rows per page, 1 to 1,000 (200 when absent).
+/// - `page_token`: the previous page's `next_page_token`; absent for the first page. It
+///   holds that page's last sort-key values (keyset paging), so it is only valid with the
+///   same filter, order and view.
 ///
-/// Returns all matching runs up to 10,000 (`truncated` beyond; `total` counts them all).
-/// Bad filters or orderings answer 400; an unknown experiment 404.
+/// Returns one page, `next_page_token` unless it is the last, and `total`, the count of
+/// every matching run when the first page was read (later pages repeat it). Bad filters, orderings, limits or tokens answer 400; an unknown
+/// experiment 404.
 pub async fn list_runs(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
@@ -41,29 +44,56 @@ pub async fn list_runs(
         order_by,
         view,
         columns,
+        limit,
+        page_token,
     } = query.run_table()?;
+    let limit = page_size(limit)?;
     let filter = filter.unwrap_or_default();
-    let view = match view {
-        json::RunView::Active => ViewType::ActiveOnly,
-        json::RunView::Deleted => ViewType::DeletedOnly,
-        json::RunView::All => ViewType::All,
-    };
+    let view = view_type(view);
     let table = state
         .store
         .call(move |c| {
-            overview::summary(c, id)?;
-            let mut ids = search_run_ids(c, &[id], &filter, &order_by, view, 0, usize::MAX)?;
-            let total = ids.len() as u64;
-            let truncated = ids.len() > MAX_ROWS;
-            ids.truncate(MAX_ROWS);
-            let rows = load_rows(c, &ids, &columns)?;
+            overview::check_exists(c, id)?;
+            let page = search_run_page(
+                c,
+                &RunQuery {
+                    experiment_ids: &[id],
+                    filter: &filter,
+                    order_by: &order_by,
+                    view,
+                },
+                page_token.as_deref(),
+                limit,
+                true,
+            )?;
+            let rows = load_rows(c, &page.ids, &columns)?;
             Ok(json::RunTable {
                 columns,
                 rows,
-                total,
-                truncated,
+                total: page.total,
+                next_page_token: page.next_page_token,
             })
         })
         .await?;
     Ok(Json(table))
+}
+
+/// The page size a `limit` asks for: 1 to [`json::RUN_PAGE_MAX`], the default when absent.
+pub fn page_size(limit: Option<u32>) -> Result<usize, Error> {
+    match limit.unwrap_or(json::RUN_PAGE_DEFAULT) {
+        n @ 1..=json::RUN_PAGE_MAX => Ok(n as usize),
+        n => Err(Error::InvalidParameter(format!(
+            "limit must be an integer from 1 to {}; got {n}",
+            json::RUN_PAGE_MAX
+        ))),
+    }
+}
+
+/// The store's view for the wire's.
+pub fn view_type(view: json::RunView) -> ViewType {
+    match view {
+        json::RunView::Active => ViewType::ActiveOnly,
+        json::RunView::Deleted => ViewType::DeletedOnly,
+        json::RunView::All => ViewType::All,
+    }
 }

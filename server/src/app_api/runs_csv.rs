@@ -8,7 +8,6 @@
 //! rows end with CRLF. Text that a spreadsheet would run as a formula (a cell starting with
 //! `=`, `+`, `-`, `@`, tab or CR that is not a plain number) gets a leading `'`.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use api_types as json;
@@ -20,9 +19,10 @@ use futures_util::stream;
 
 use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
+use super::run_table::view_type;
 use crate::logs::wire::rfc3339_ms;
 use crate::tracking::run_table::load_rows;
-use crate::tracking::search::search_run_ids;
+use crate::tracking::search::{search_run_page, RunQuery};
 use crate::tracking::ViewType;
 use crate::{AppState, Error, Store};
 
@@ -30,20 +30,16 @@ use crate::{AppState, Error, Store};
 pub const PAGE: usize = 1_000;
 
 /// `GET /api/v1/experiments/{id}/runs/csv?filter=&order_by=&view=&params=&metrics=&tags=`
-/// (the query of `GET /experiments/{id}/runs`): every matching run as CSV, as an
-/// attachment `experiment-<id>-runs.csv`. Bad filters or orderings answer 400 before
-/// anything is sent.
+/// (the query of `GET /experiments/{id}/runs`; its `limit` and `page_token` are ignored):
+/// every matching run as CSV, as an attachment `experiment-<id>-runs.csv`, read in keyset
+/// pages. Bad filters or orderings answer 400 before anything is sent.
 pub async fn export_runs_csv(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
     query: QueryParams,
 ) -> Result<Response, Error> {
     let q = query.run_table()?;
-    let view = match q.view {
-        json::RunView::Active => ViewType::ActiveOnly,
-        json::RunView::Deleted => ViewType::DeletedOnly,
-        json::RunView::All => ViewType::All,
-    };
+    let view = view_type(q.view);
     let mut export = Export {
         store: state.store.clone(),
         experiment_id: guard.id,
@@ -51,8 +47,7 @@ pub async fn export_runs_csv(
         order_by: q.order_by,
         view,
         columns: q.columns,
-        offset: 0,
-        previous: HashSet::new(),
+        page_token: None,
         done: false,
     };
     // The first page parses the filter: a bad one is a 400, not a broken download.
@@ -88,7 +83,7 @@ pub async fn export_runs_csv(
         .into_response())
 }
 
-/// Where an export is: the query, the next offset, and the previous page's runs.
+/// Where an export is: the query and the token of the next page.
 struct Export {
     store: Store,
     experiment_id: i64,
@@ -96,38 +91,47 @@ struct Export {
     order_by: Vec<String>,
     view: ViewType,
     columns: json::RunTableColumns,
-    offset: usize,
-    /// Runs of the previous page: a run created meanwhile shifts the next page by one,
-    /// which would repeat a row.
-    previous: HashSet<String>,
+    /// Where the next page starts (after the previous page's last row, whatever was
+    /// added or removed meanwhile); `None` for the first.
+    page_token: Option<String>,
     done: bool,
 }
 
 impl Export {
     /// The next page of rows as CSV text; sets `done` after the last page.
     async fn next_page(&mut self) -> Result<String, Error> {
-        let (id, filter, order_by, view, columns, offset) = (
+        let (id, filter, order_by, view, columns, token) = (
             self.experiment_id,
             self.filter.clone(),
             self.order_by.clone(),
             self.view,
             self.columns.clone(),
-            self.offset,
+            self.page_token.take(),
         );
-        let rows = self
+        let (rows, next) = self
             .store
             .call(move |c| {
-                let ids = search_run_ids(c, &[id], &filter, &order_by, view, offset, PAGE)?;
-                load_rows(c, &ids, &columns)
+                let page = search_run_page(
+                    c,
+                    &RunQuery {
+                        experiment_ids: &[id],
+                        filter: &filter,
+                        order_by: &order_by,
+                        view,
+                    },
+                    token.as_deref(),
+                    PAGE,
+                    false,
+                )?;
+                Ok((load_rows(c, &page.ids, &columns)?, page.next_page_token))
             })
             .await?;
-        self.offset += PAGE;
-        self.done = rows.len() < PAGE;
+        self.done = next.is_none();
+        self.page_token = next;
         let mut out = String::with_capacity(rows.len() * 128);
-        for row in rows.iter().filter(|r| !self.previous.contains(&r.run_id)) {
+        for row in &rows {
             push_row(&mut out, row);
         }
-        self.previous = rows.into_iter().map(|r| r.run_id).collect();
         Ok(out)
     }
 }

@@ -109,7 +109,9 @@ pub struct SearchRuns {
     next_page_token: Option<String>,
 }
 
-/// `POST runs/search`
+/// `POST runs/search`. Page tokens are keyset positions (the last run's sort-key values,
+/// see `tracking::search::search_run_page`), so a page costs the same however deep it is;
+/// still opaque base64 to clients.
 pub async fn search_runs(
     State(s): State<AppState>,
     Msg(f): Msg,
@@ -127,20 +129,44 @@ pub async fn search_runs(
         .opt_enum("run_view_type", ViewType::parse)?
         .unwrap_or_default();
     let limit = max_results(&f, 1000, 50000)?;
-    let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
-    let (found, mut io, more) = read(&s, move |c| {
-        let mut ids = search::search_run_ids(
-            c,
-            &experiment_ids,
-            &filter,
-            &order_by,
-            view,
-            offset,
-            limit + 1,
-        )?;
-        let more = ids.len() > limit;
-        ids.truncate(limit);
-        Ok((runs::load_runs(c, &ids)?, of_runs(c, &ids)?, more))
+    let token = f.opt_str("page_token")?.filter(|t| !t.is_empty());
+    // An offset token (`{"offset": N}`, from a runlens before keyset pages) is still honoured.
+    let offset = token
+        .as_deref()
+        .and_then(|t| page_token::decode(Some(t)).ok());
+    let (found, mut io, next_page_token) = read(&s, move |c| {
+        let (ids, next) = match offset {
+            Some(offset) => {
+                let mut ids = search::search_run_ids(
+                    c,
+                    &experiment_ids,
+                    &filter,
+                    &order_by,
+                    view,
+                    offset,
+                    limit + 1,
+                )?;
+                let more = ids.len() > limit;
+                ids.truncate(limit);
+                (ids, more.then(|| page_token::encode(offset + limit)))
+            }
+            None => {
+                let page = search::search_run_page(
+                    c,
+                    &search::RunQuery {
+                        experiment_ids: &experiment_ids,
+                        filter: &filter,
+                        order_by: &order_by,
+                        view,
+                    },
+                    token.as_deref(),
+                    limit,
+                    false,
+                )?;
+                (page.ids, page.next_page_token)
+            }
+        };
+        Ok((runs::load_runs(c, &ids)?, of_runs(c, &ids)?, next))
     })
     .await?;
     Ok(Json(SearchRuns {
@@ -151,6 +177,6 @@ pub async fn search_runs(
                 RunJson::with_io(r, run_io)
             })
             .collect(),
-        next_page_token: more.then(|| page_token::encode(offset + limit)),
+        next_page_token,
     }))
 }

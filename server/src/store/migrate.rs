@@ -16,7 +16,8 @@ use crate::Error;
 /// One schema step.
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {
-    /// Its number, from 1, without gaps.
+    /// Its number, from 1, ascending. (Numbers are taken per change in flight, so one may
+    /// be missing until its change lands; [`migrate`] applies every unrecorded one.)
     pub version: i64,
     /// Its name (the file name without number and extension).
     pub name: &'static str,
@@ -63,6 +64,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "metric_blocks",
         sql: include_str!("migrations/0006_metric_blocks.sql"),
         pg: include_str!("migrations/postgres/0006_metric_blocks.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "experiment_columns",
+        sql: include_str!("migrations/0007_experiment_columns.sql"),
+        pg: include_str!("migrations/postgres/0007_experiment_columns.sql"),
     },
 ];
 
@@ -111,7 +118,13 @@ pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
     // Adopting a 0.1.0 database re-runs migration 1 (idempotent) and does not count it.
     let adopted = legacy;
     let mut applied = 0;
-    for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+    // Every migration not recorded yet, not only those above the highest: a number taken
+    // by a change that lands after a later one (6 after 7) still runs.
+    let done: std::collections::HashSet<i64> = tx
+        .prepare("SELECT version FROM schema_migrations")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for m in MIGRATIONS.iter().filter(|m| !done.contains(&m.version)) {
         tx.execute_batch(if pg { m.pg } else { m.sql })
             .map_err(|e| Error::Internal(format!("migration {} ({}): {e}", m.version, m.name)))?;
         tx.execute(

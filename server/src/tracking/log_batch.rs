@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::db::{params, Conn, OptionalExtension};
 
+use super::columns::{note_key, ColumnKind};
 use super::model::{to_stored, Metric, Point};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
@@ -85,6 +86,7 @@ fn log_params(
             }
             None => {
                 insert.execute(params![run_id, key, value])?;
+                note_key(conn, run_id, ColumnKind::Param, &key)?;
             }
         }
     }
@@ -180,6 +182,9 @@ fn update_latest(conn: &Conn, run_id: &str, key: &str, point: Point) -> Result<(
         .optional()?;
     if old.is_some_and(|old| !supersedes(&point, &old)) {
         return Ok(());
+    }
+    if old.is_none() {
+        note_key(conn, run_id, ColumnKind::Metric, key)?;
     }
     let (is_nan, value) = to_stored(point.value);
     conn.prepare_cached(

@@ -6,6 +6,7 @@
 use crate::db::{Conn, OptionalExtension};
 use api_types as json;
 
+use super::columns::{column_keys, ColumnKind};
 use crate::permissions::ReadableSql;
 use crate::store::sql::{greatest, Dialect};
 use crate::Error;
@@ -74,8 +75,18 @@ pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
     .ok_or_else(|| Error::NotFound(format!("experiment '{id}' does not exist")))
 }
 
+/// `Error::NotFound` unless experiment `id` exists (active or deleted); one primary-key
+/// lookup, unlike [`summary`], which aggregates the experiment's runs.
+pub fn check_exists(c: &Conn, id: i64) -> Result<(), Error> {
+    c.prepare_cached("SELECT 1 FROM experiments WHERE experiment_id = ?1")?
+        .query_row([id], |_| Ok(()))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("experiment '{id}' does not exist")))
+}
+
 /// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags
-/// without `mlflow.` system keys) over its active runs. `can_edit` is the caller's to set.
+/// without `mlflow.` system keys) its runs have had (`experiment_columns`, see
+/// [`super::columns`]). `can_edit` is the caller's to set.
 pub fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Error> {
     let experiment = summary(c, id)?;
     let tags = c
@@ -89,24 +100,12 @@ pub fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Er
             })
         })?
         .collect::<Result<_, _>>()?;
-    let keys = |table: &str, extra: &str| -> Result<Vec<String>, Error> {
-        let sql = format!(
-            "SELECT DISTINCT x.key FROM runs r JOIN {table} x ON x.run_uuid = r.run_uuid
-              WHERE r.experiment_id = ?1 AND r.lifecycle_stage = 'active' {extra}
-              ORDER BY x.key"
-        );
-        let mut stmt = c.prepare_cached(&sql)?;
-        let keys = stmt
-            .query_map([id], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        Ok(keys)
-    };
     Ok(json::ExperimentDetail {
         experiment,
         tags,
-        param_keys: keys("params", "")?,
-        metric_keys: keys("latest_metrics", "")?,
-        tag_keys: keys("tags", "AND substr(x.key, 1, 7) <> 'mlflow.'")?,
+        param_keys: column_keys(c, id, ColumnKind::Param)?,
+        metric_keys: column_keys(c, id, ColumnKind::Metric)?,
+        tag_keys: column_keys(c, id, ColumnKind::Tag)?,
         can_edit: false,
     })
 }

@@ -5,6 +5,7 @@
 
 use crate::db::{params, Conn};
 
+use super::columns::{note_key, ColumnKind};
 use super::validation::{truncate, validate_key, MAX_TAG_VALUE_LENGTH};
 use crate::Error;
 
@@ -32,6 +33,7 @@ pub fn set_tags(
         validate_key(&name, key)?;
         let value = truncate(value.clone(), MAX_TAG_VALUE_LENGTH);
         upsert.execute(params![run_id, key, value])?;
+        note_key(conn, run_id, ColumnKind::Tag, key)?;
         if key == RUN_NAME_TAG {
             conn.prepare_cached("UPDATE runs SET name = ?1 WHERE run_uuid = ?2")?
                 .execute(params![value, run_id])?;

@@ -116,11 +116,16 @@ fn ExperimentView(
                 json::RunView::Active
             },
             columns: cols.get(),
+            // The first page at the server's default size; the table asks for the rest.
+            limit: None,
+            page_token: None,
         }
     });
     let exp_id = exp.id.clone();
+    // The first page; the table loads the others as it scrolls.
     let runs = LocalResource::new(move || api::list_runs(exp_id.clone(), query.get()));
-    let patches = use_live_rows(runs);
+    let table_exp_id = exp.id.clone();
+    let live = use_live_rows(runs);
     let deleted_ids = use_deleted_ids(exp.id.clone(), query);
     let deleted = Signal::derive(move || deleted_ids.get().unwrap_or_default());
     let filter_error = Signal::derive(move || match runs.get() {
@@ -158,12 +163,13 @@ fn ExperimentView(
         </div>
         <div class="card" class:hidden=move || ws.view() != View::Runs>
             <Transition fallback=|| view! { <Loading label="Loading runs…" /> }>
-                {move || Suspend::new(async move {
+                {move || { let exp_id = table_exp_id.clone(); Suspend::new(async move {
                     match runs.await {
                         Ok(t) if t.rows.is_empty() => empty_runs(filter.get_untracked()).into_any(),
                         Ok(t) => view! {
-                            <RunsTable table=t sort=sort on_sort=on_sort on_columns=on_columns
-                                ws=ws patches=patches deleted=deleted />
+                            <RunsTable table=t experiment_id=exp_id query=query.get_untracked()
+                                sort=sort on_sort=on_sort on_columns=on_columns
+                                ws=ws live=live deleted=deleted />
                         }.into_any(),
                         Err(e) if filter_error.get_untracked().is_some() => view! {
                             <EmptyState title="No runs shown" hint=format!("Fix the filter above to see runs ({}).", e.code) />
@@ -172,7 +178,7 @@ fn ExperimentView(
                             <ErrorView title="Could not load runs" error=e retry=Callback::new(move |_| runs.refetch()) />
                         }.into_any(),
                     }
-                })}
+                })}}
             </Transition>
         </div>
     }

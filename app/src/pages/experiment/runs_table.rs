@@ -1,4 +1,6 @@
-//! The virtualised runs table: fixed-height rows, only the visible window rendered, nested
+//! The virtualised runs table: fixed-height rows, only the visible window rendered and only
+//! the pages of rows it reaches loaded ([`super::table::pages`]; the scroll height is the
+//! true total, rows not loaded yet show as "Loading…" until their page comes), nested
 //! runs grouped under their parents with expand/collapse, sortable headers, a checkbox
 //! and colour per selected run, a sticky Run column, labelled column groups (Metrics
 //! before Params before Tags), and columns that resize, reorder and pin. Running rows
@@ -17,7 +19,6 @@
 //! [`super::table::layout`].
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use api_types as json;
@@ -27,7 +28,8 @@ use super::table::header::{
     pinned_style, AllState, ColumnMenu, HeaderRows, LayoutHandle, ATTR_COLUMNS,
 };
 use super::table::layout::{Display, Kind, Shown, SELECT_WIDTH};
-use super::table::live::Patches;
+use super::table::live::{LiveRows, Patches};
+use super::table::pages::RunPages;
 use super::tree::{flatten, parents, TreeRow};
 use super::workspace::Workspace;
 use crate::components::status_badge::StatusBadge;
@@ -208,12 +210,20 @@ fn run_row(run: &json::RunRow, t: TreeRow, d: &Display, ctx: RowCtx) -> impl Int
     }
 }
 
-/// The line above the table: how many runs, and whether all of them are shown.
-fn summary(total: u64, truncated: bool, shown: usize) -> String {
-    match (total, truncated) {
-        (1, _) => "1 run".to_owned(),
-        (n, false) => format!("{n} runs"),
-        (n, true) => format!("{n} runs (showing the first {shown}; narrow the filter)"),
+/// A row whose page is still on its way (or failed: scrolling asks again).
+fn loading_row(n_cols: usize) -> impl IntoView {
+    view! {
+        <tr class="loading-row" aria-busy="true">
+            <td colspan=n_cols class="muted">"Loading…"</td>
+        </tr>
+    }
+}
+
+/// The line above the table: how many runs match (all of them, loaded or not).
+fn summary(total: u64) -> String {
+    match total {
+        1 => "1 run".to_owned(),
+        n => format!("{} runs", format::count(n)),
     }
 }
 
@@ -239,9 +249,11 @@ fn with_shown(selected: &[String], shown: &[String], on: bool) -> Vec<String> {
 #[component]
 fn TableToolbar(
     /// What [`summary`] says.
-    summary: String,
-    /// Every run that has children.
-    parents: HashSet<String>,
+    #[prop(into)]
+    summary: Signal<String>,
+    /// Every run that has children (among the loaded rows).
+    #[prop(into)]
+    parents: Signal<HashSet<String>>,
     /// The expanded runs.
     expanded: RwSignal<HashSet<String>>,
     /// The URL's workspace state.
@@ -249,9 +261,9 @@ fn TableToolbar(
     /// Selects the first N runs of the table's order.
     on_top: Callback<usize>,
 ) -> impl IntoView {
-    let has_parents = !parents.is_empty();
+    let has_parents = move || parents.with(|p| !p.is_empty());
     let toggle_all = move |_| {
-        let all = parents.clone();
+        let all = parents.get_untracked();
         expanded.update(|e| if e.is_empty() { *e = all } else { e.clear() });
     };
     let count = move || ws.selected().len();
@@ -273,7 +285,7 @@ fn TableToolbar(
                 </select>
                 <button class="button button-small" type="button" disabled=move || count() == 0
                     on:click=move |_| ws.select(&[])>"Clear"</button>
-                {has_parents.then(|| view! {
+                {move || has_parents().then(|| view! {
                     <button class="button button-small" on:click=toggle_all>
                         {move || if expanded.with(HashSet::is_empty) { "Expand all" } else { "Collapse all" }}
                     </button>
@@ -283,19 +295,53 @@ fn TableToolbar(
     }
 }
 
-/// The rows to render for the scroll position: (rows above, rows below, the rows).
+/// What the body renders for the scroll position.
+#[derive(Debug, Clone, PartialEq)]
+struct RowWindow {
+    /// Rows above the window.
+    above: usize,
+    /// Rows below the window.
+    below: usize,
+    /// The loaded rows in the window.
+    rows: Vec<TreeRow>,
+    /// Rows in the window whose page has not come yet.
+    loading: usize,
+}
+
+/// The window over the loaded rows (`tree`) followed by the `unloaded` ones.
+fn row_window(tree: &[TreeRow], unloaded: usize, top: f64, viewport: f64) -> RowWindow {
+    let count = tree.len() + unloaded;
+    let r = visible_range(top, viewport, ROW_HEIGHT, count);
+    let loaded_end = r.end.min(tree.len());
+    let loaded_start = r.start.min(loaded_end);
+    RowWindow {
+        above: r.start,
+        below: count - r.end,
+        rows: tree[loaded_start..loaded_end].to_vec(),
+        loading: r.end - r.start - (loaded_end - loaded_start),
+    }
+}
+
+/// The rows to render for the scroll position; asks `pages` for the rows it reaches.
 fn use_row_window(
     tree: Memo<Vec<TreeRow>>,
+    pages: RunPages,
     scroll: VirtualScroll,
-) -> Memo<(usize, usize, Vec<TreeRow>)> {
+) -> Memo<RowWindow> {
     // One memo feeds the body: reading `tree` next to a memo derived from it would let a
     // change of `tree` that leaves the range unchanged go unseen.
     let window = Memo::new(move |_| {
         let (top, viewport) = (scroll.scroll_top.get(), scroll.viewport.get());
-        tree.with(|t| {
-            let r = visible_range(top, viewport, ROW_HEIGHT, t.len());
-            (r.start, t.len() - r.end, t[r].to_vec())
-        })
+        let unloaded = pages.unloaded();
+        tree.with(|t| row_window(t, unloaded, top, viewport))
+    });
+    Effect::new(move |_| {
+        let w = window.get();
+        // Rows the window reaches, counted in loaded rows (collapsed children included).
+        let end = w.above + w.rows.len() + w.loading;
+        let shown = tree.with(Vec::len);
+        let have = pages.rows.with(Vec::len);
+        pages.want((have + end).saturating_sub(shown));
     });
     Effect::new(move |_| {
         if scroll.node.get().is_some() {
@@ -326,8 +372,12 @@ fn use_ticking_now() -> RwSignal<i64> {
 /// The runs of an experiment as a grouped, virtualised table.
 #[component]
 pub fn RunsTable(
-    /// The rows and their columns, from the server.
+    /// The first page of rows and their columns, from the server.
     table: json::RunTable,
+    /// The experiment, to load further pages of.
+    experiment_id: String,
+    /// The query `table` answers (further pages follow it).
+    query: json::RunTableQuery,
     /// The current order_by clause.
     #[prop(into)]
     sort: Signal<String>,
@@ -337,20 +387,27 @@ pub fn RunsTable(
     on_columns: Callback<json::RunTableColumns>,
     /// The URL's workspace state (selection, colours).
     ws: Workspace,
-    /// Live changes of the rows.
-    patches: RwSignal<Patches>,
+    /// Live changes of the rows; rows of later pages join it.
+    live: LiveRows,
     /// Ids of deleted runs among the rows.
     #[prop(into)]
     deleted: Signal<HashSet<String>>,
 ) -> impl IntoView {
-    let table = Arc::new(table);
+    let columns = table.columns.clone();
+    let pages = RunPages::new(experiment_id, query, table);
+    let rows = pages.rows;
     let expanded = RwSignal::new(HashSet::<String>::new());
-    let tree = {
-        let table = table.clone();
-        Memo::new(move |_| expanded.with(|e| flatten(&table.rows, e)))
-    };
+    let tree = Memo::new(move |_| expanded.with(|e| rows.with(|r| flatten(r, e))));
     let scroll = VirtualScroll::new(600.0);
-    let window = use_row_window(tree, scroll);
+    let window = use_row_window(tree, pages, scroll);
+    // Rows of each further page join the live feed (the first page already has).
+    Effect::new(move |seen: Option<usize>| {
+        rows.with(|r| {
+            let seen = seen.unwrap_or(r.len()).min(r.len());
+            live.add(&r[seen..]);
+            r.len()
+        })
+    });
     let toggle = Callback::new(move |id: String| {
         expanded.update(|e| {
             if !e.remove(&id) {
@@ -358,27 +415,26 @@ pub fn RunsTable(
             }
         })
     });
-    let h = LayoutHandle::new(ws.qs, table.columns.clone(), on_columns);
+    let h = LayoutHandle::new(ws.qs, columns, on_columns);
     let ctx = RowCtx {
         ws,
-        patches,
+        patches: live.patches,
         deleted,
         now: use_ticking_now(),
         toggle,
         layout: h,
     };
-    let summary = summary(table.total, table.truncated, table.rows.len());
-    let parents = parents(&table.rows);
-    let shown_ids = {
-        let table = table.clone();
-        Memo::new(move |_| {
+    let summary = Signal::derive(move || summary(pages.total.get()));
+    let parents = Memo::new(move |_| rows.with(|r| parents(r)));
+    let shown_ids = Memo::new(move |_| {
+        rows.with(|rows| {
             tree.with(|t| {
                 t.iter()
-                    .map(|r| table.rows[r.index].run_id.clone())
+                    .map(|r| rows[r.index].run_id.clone())
                     .collect::<Vec<_>>()
             })
         })
-    };
+    });
     let all = Signal::derive(move || {
         let sel = ws.selected();
         shown_ids.with(|ids| {
@@ -394,36 +450,41 @@ pub fn RunsTable(
         let next = shown_ids.with_untracked(|ids| with_shown(&untrack(|| ws.selected()), ids, on));
         ws.select(&next);
     });
-    let on_top = {
-        let table = table.clone();
-        Callback::new(move |n: usize| {
-            let ids = top_ids(&table.rows, n);
+    // The first page holds more rows than "Select top" offers.
+    let on_top = Callback::new(move |n: usize| {
+        let (ids, parents) = rows.with_untracked(|rows| {
+            let ids = top_ids(rows, n);
             // Children among them: open their parents so every selected run is in view.
-            let parents: Vec<String> = table
-                .rows
+            let parents: Vec<String> = rows
                 .iter()
                 .filter(|r| ids.contains(&r.run_id))
                 .filter_map(|r| r.parent_run_id.clone())
                 .collect();
-            expanded.update(|e| e.extend(parents));
-            ws.select(&ids);
-        })
-    };
+            (ids, parents)
+        });
+        expanded.update(|e| e.extend(parents));
+        ws.select(&ids);
+    });
     let n_cols = move || 2 + ATTR_COLUMNS + h.shape.with(|d| d.pinned.len() + d.rest.len()) + 1;
-    let body = {
-        let table = table.clone();
-        move || {
-            let (above, below, rows) = window.get();
-            let d = h.shape.get();
-            let spacer = |n: usize| {
-                let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
-                view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
-            };
-            view! {
-                {spacer(above)}
-                {rows.into_iter().map(|t| run_row(&table.rows[t.index], t, &d, ctx)).collect_view()}
-                {spacer(below)}
-            }
+    let body = move || {
+        let w = window.get();
+        let d = h.shape.get();
+        let spacer = |n: usize| {
+            let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
+            view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
+        };
+        let loading = (0..w.loading).map(|_| loading_row(n_cols())).collect_view();
+        let shown = rows.with(|rows| {
+            w.rows
+                .into_iter()
+                .map(|t| run_row(&rows[t.index], t, &d, ctx))
+                .collect_view()
+        });
+        view! {
+            {spacer(w.above)}
+            {shown}
+            {loading}
+            {spacer(w.below)}
         }
     };
     let table_style = move || {
@@ -473,13 +534,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn summary_says_when_runs_are_left_out() {
-        assert_eq!(summary(1, false, 1), "1 run");
-        assert_eq!(summary(12, false, 12), "12 runs");
-        assert_eq!(
-            summary(5000, true, 1000),
-            "5000 runs (showing the first 1000; narrow the filter)"
-        );
+    fn summary_counts_every_matching_run() {
+        assert_eq!(summary(1), "1 run");
+        assert_eq!(summary(12), "12 runs");
+        assert_eq!(summary(12_345), "12,345 runs");
+    }
+
+    #[test]
+    fn the_window_runs_on_into_rows_not_loaded_yet() {
+        let tree: Vec<TreeRow> = (0..50)
+            .map(|index| TreeRow {
+                index,
+                depth: 0,
+                children: 0,
+                expanded: false,
+            })
+            .collect();
+        let top = |row: f64| row * ROW_HEIGHT;
+        let w = row_window(&tree, 1000, top(0.0), 10.0 * ROW_HEIGHT);
+        assert_eq!((w.above, w.rows.len(), w.loading), (0, 18, 0));
+        assert_eq!(w.below, 1050 - 18);
+        let w = row_window(&tree, 1000, top(45.0), 10.0 * ROW_HEIGHT);
+        assert_eq!((w.above, w.rows.len(), w.loading), (37, 13, 13));
+        let w = row_window(&tree, 1000, top(500.0), 10.0 * ROW_HEIGHT);
+        assert_eq!((w.rows.len(), w.loading, w.below), (0, 26, 1050 - 518));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! over runs ([`runs`]: metrics, params, tags, attributes; with [`fields`] and [`order`])
 //! and over experiments ([`experiments`]), compiled to parameterised SQL.
 
+mod cursor;
 pub mod experiments;
 mod fields;
 mod order;
@@ -13,11 +14,19 @@ use crate::db::Value;
 
 pub use experiments::search_experiments;
 pub use fields::searchable_attributes;
-pub use runs::search_run_ids;
+pub use runs::{count_runs, search_run_ids, search_run_page, RunPage, RunQuery};
 
 /// A SQL fragment with its bound values, in textual order.
 #[derive(Default)]
 struct Sql {
     text: String,
     params: Vec<Value>,
+}
+
+impl Sql {
+    /// Appends `other`'s text and its values.
+    fn append(&mut self, other: Sql) {
+        self.text.push_str(&other.text);
+        self.params.extend(other.params);
+    }
 }

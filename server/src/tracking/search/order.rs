@@ -1,6 +1,8 @@
-//! order_by clauses of runs search compiled to LEFT JOINs and ORDER BY terms, with
-//! MLflow's rules: missing values last (NaN after values), then `start_time DESC` and
-//! `run_id ASC` as tie-breakers.
+//! order_by clauses of runs search compiled to LEFT JOINs and sort keys, with MLflow's
+//! rules: missing values last (NaN after values), then `start_time DESC` and `run_id ASC`
+//! as tie-breakers. The keys are plain expressions with a direction, so the same list
+//! gives the ORDER BY, the values a page's last row is selected with, and the keyset
+//! condition that starts the next page after that row (see [`Order::after`]).
 
 use crate::db::Value;
 
@@ -9,26 +11,97 @@ use super::Sql;
 use crate::tracking::filter::parse_order_by;
 use crate::Error;
 
-/// Joins to add to the FROM clause and the ORDER BY term list.
+/// One ORDER BY term: an expression over `r` and the joins, never user text.
+pub(super) struct SortKey {
+    pub expr: String,
+    pub desc: bool,
+}
+
+/// Joins to add to the FROM clause and the sort keys, most significant first. The last
+/// key is `r.run_uuid`, so the order is total.
 pub(super) struct Order {
     pub joins: Sql,
-    pub terms: String,
+    pub keys: Vec<SortKey>,
+}
+
+impl Order {
+    /// The ORDER BY term list.
+    pub fn terms(&self) -> String {
+        let term = |k: &SortKey| format!("{} {}", k.expr, if k.desc { "DESC" } else { "ASC" });
+        self.keys.iter().map(term).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The keys as a select list.
+    pub fn select(&self) -> String {
+        let exprs: Vec<&str> = self.keys.iter().map(|k| k.expr.as_str()).collect();
+        exprs.join(", ")
+    }
+
+    /// The condition "sorts after the row whose keys are `last`" (one value per key),
+    /// nested as `k0 > v0 OR (k0 = v0 AND (k1 > v1 OR ...))` because the keys mix
+    /// directions, which a row-value comparison cannot. A NULL value only appears where the
+    /// key's "missing" rank before it is equal, so there it compares as equal to NULL and
+    /// nothing sorts after it within the rank.
+    pub fn after(&self, last: &[Value]) -> Sql {
+        let mut sql = Sql::default();
+        let n = self.keys.len().min(last.len());
+        // The first key's bound again, on its own: implied by what follows, but a plain range
+        // an index can seek to (`start_time <= ?` for the default order), where SQLite would
+        // otherwise read both arms of the OR and sort what remains.
+        if let (Some(key), Some(value)) = (self.keys.first(), last.first()) {
+            if !matches!(value, Value::Null) {
+                let cmp = if key.desc { "<=" } else { ">=" };
+                sql.text.push_str(&format!("{} {cmp} ? AND ", key.expr));
+                sql.params.push(value.clone());
+            }
+        }
+        let mut open = 0;
+        for (i, (key, value)) in self.keys.iter().zip(last).take(n).enumerate() {
+            sql.text.push_str(if i > 0 { " AND (" } else { "(" });
+            open += 1;
+            let expr = &key.expr;
+            if matches!(value, Value::Null) {
+                sql.text.push_str(&format!("{expr} IS NULL"));
+                if i + 1 == n {
+                    // Equal on every key is the row itself: not after it.
+                    sql.text.push_str(" AND 1 = 0");
+                }
+                continue;
+            }
+            let cmp = if key.desc { "<" } else { ">" };
+            sql.text.push_str(&format!("{expr} {cmp} ?"));
+            sql.params.push(value.clone());
+            if i + 1 < n {
+                sql.text.push_str(&format!(" OR ({expr} = ?"));
+                sql.params.push(value.clone());
+                open += 1;
+            }
+        }
+        sql.text.push_str(&")".repeat(open));
+        sql
+    }
+}
+
+/// The "missing last" rank of a nullable expression (0 = has a value), as an integer so
+/// it compares the same in SQLite and PostgreSQL.
+fn missing_rank(expr: &str) -> String {
+    format!("CASE WHEN {expr} IS NULL THEN 1 ELSE 0 END")
 }
 
 /// Compiles the order_by list.
 pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
     let mut joins = Sql::default();
-    let mut terms: Vec<String> = Vec::new();
+    let mut keys: Vec<SortKey> = Vec::new();
     let mut seen: Vec<Field> = Vec::new();
+    let asc = |expr: String| SortKey { expr, desc: false };
     for (i, clause) in order_by.iter().enumerate() {
-        let (ident, asc) = parse_order_by(clause)?;
+        let (ident, up) = parse_order_by(clause)?;
         let field = Field::resolve(&ident)?;
         if seen.contains(&field) {
             return Err(Error::InvalidParameter(format!(
                 "`order_by` contains duplicate fields: {order_by:?}"
             )));
         }
-        let dir = if asc { "ASC" } else { "DESC" };
         let alias = format!("o{i}");
         let join = |table: &str, joins: &mut Sql, key: &str| {
             joins.text.push_str(&format!(
@@ -36,13 +109,15 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
             ));
             joins.params.push(Value::Text(key.to_string()));
         };
+        let value = |expr: String| SortKey { expr, desc: !up };
         match &field {
             Field::Metric(k) => {
                 join("latest_metrics", &mut joins, k);
-                terms.push(format!(
+                keys.push(asc(format!(
                     "CASE WHEN {alias}.run_uuid IS NULL THEN 2 WHEN {alias}.is_nan = 1 THEN 1 \
-                     ELSE 0 END, {alias}.value {dir}"
-                ));
+                     ELSE 0 END"
+                )));
+                keys.push(value(format!("{alias}.value")));
             }
             Field::Param(k) | Field::Tag(k) => {
                 let table = if matches!(field, Field::Param(_)) {
@@ -51,11 +126,17 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
                     "tags"
                 };
                 join(table, &mut joins, k);
-                terms.push(format!("{alias}.value IS NULL, {alias}.value {dir}"));
+                keys.push(asc(missing_rank(&format!("{alias}.value"))));
+                keys.push(value(format!("{alias}.value")));
             }
             Field::Attr(a) => {
-                let col = a.column();
-                terms.push(format!("r.{col} IS NULL, r.{col} {dir}"));
+                let col = format!("r.{}", a.column());
+                // Only end_time may be NULL (a running run); the others are NOT NULL
+                // columns, whose bare key lets an index give the order.
+                if *a == Attr::EndTime {
+                    keys.push(asc(missing_rank(&col)));
+                }
+                keys.push(value(col));
             }
             Field::Dataset(_) => {
                 return Err(Error::InvalidParameter(format!(
@@ -66,13 +147,13 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
         seen.push(field);
     }
     if !seen.contains(&Field::Attr(Attr::StartTime)) {
-        terms.push("r.start_time DESC".to_string());
+        keys.push(SortKey {
+            expr: "r.start_time".into(),
+            desc: true,
+        });
     }
     if !seen.contains(&Field::Attr(Attr::RunId)) {
-        terms.push("r.run_uuid ASC".to_string());
+        keys.push(asc("r.run_uuid".into()));
     }
-    Ok(Order {
-        joins,
-        terms: terms.join(", "),
-    })
+    Ok(Order { joins, keys })
 }

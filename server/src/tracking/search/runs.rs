@@ -5,7 +5,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use super::fields::Field;
-use super::{order, Sql};
+use super::{cursor, order, Sql};
 use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
@@ -23,33 +23,19 @@ pub fn search_run_ids(
     offset: usize,
     limit: usize,
 ) -> Result<Vec<String>, Error> {
-    let clauses = parse_filter(filter)?;
-    let wheres = clauses
-        .iter()
-        .map(|c| compile_clause(conn.dialect(), c))
-        .collect::<Result<Vec<Sql>, Error>>()?;
+    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     if experiment_ids.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
     let mut sql = Sql::default();
     sql.text.push_str("SELECT r.run_uuid FROM runs r");
-    sql.text.push_str(&order.joins.text);
-    sql.params.extend(order.joins.params);
-    let marks = vec!["?"; experiment_ids.len()].join(",");
-    sql.text.push_str(&format!(
-        " WHERE r.experiment_id IN ({marks}) AND {}",
-        view.sql_condition("r.lifecycle_stage")
-    ));
-    sql.params
-        .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
-    for w in wheres {
-        sql.text.push_str(" AND ");
-        sql.text.push_str(&w.text);
-        sql.params.extend(w.params);
-    }
+    let terms = order.terms();
+    sql.append(order.joins);
+    sql.text.push_str(" WHERE ");
+    sql.append(wheres);
     sql.text.push_str(" ORDER BY ");
-    sql.text.push_str(&order.terms);
+    sql.text.push_str(&terms);
     sql.text.push_str(" LIMIT ? OFFSET ?");
     sql.params
         .push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
@@ -60,6 +46,184 @@ pub fn search_run_ids(
         .query_map(crate::db::params_from_iter(sql.params), |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
     Ok(ids)
+}
+
+/// What a runs search reads: the experiments' runs in `view` that match `filter` (MLflow's
+/// grammar, "" = all), in the order of `order_by` (MLflow clauses) and its tie-breakers.
+#[derive(Debug, Clone, Copy)]
+pub struct RunQuery<'a> {
+    /// The experiments searched.
+    pub experiment_ids: &'a [i64],
+    /// The filter string.
+    pub filter: &'a str,
+    /// The order_by clauses.
+    pub order_by: &'a [String],
+    /// Active, deleted or all runs.
+    pub view: ViewType,
+}
+
+/// One page of a keyset-paged runs search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPage {
+    /// The page's run ids, in order.
+    pub ids: Vec<String>,
+    /// The token of the next page; `None` on the last page.
+    pub next_page_token: Option<String>,
+    /// How many runs the search matches (as counted with the first page).
+    pub total: u64,
+}
+
+/// A page of at most `limit` run ids of the search `q`, starting
+/// after the row `page_token` (a previous page's `next_page_token`) points at, or at the
+/// first row. The token holds that row's sort-key values, so the query reads from that
+/// position on instead of counting rows off (OFFSET): each run comes exactly once across
+/// the pages even while runs are added, and a page costs the same wherever it is.
+///
+/// With `count`, `total` is counted with the first page and carried in the tokens (else it
+/// is 0): without a filter by
+/// one COUNT over the experiment index; with one, in the page query itself
+/// (`count(*) OVER ()`), because the filter's lookups then run once for both instead of
+/// twice (at 100,000 runs a filtered COUNT alone costs 0.4-0.6 s here).
+pub fn search_run_page(
+    conn: &Conn,
+    q: &RunQuery<'_>,
+    page_token: Option<&str>,
+    limit: usize,
+    count: bool,
+) -> Result<RunPage, Error> {
+    let RunQuery {
+        experiment_ids,
+        filter,
+        order_by,
+        view,
+    } = *q;
+    let filtered = !parse_filter(filter)?.is_empty();
+    let mut wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    let order = order::compile(order_by)?;
+    let ids_text: Vec<String> = experiment_ids.iter().map(i64::to_string).collect();
+    let query = cursor::fingerprint(&[
+        filter,
+        &order_by.join("\u{1}"),
+        &view.sql_condition(""),
+        &ids_text.join(","),
+    ]);
+    let mut total = None;
+    if let Some(token) = page_token.filter(|t| !t.trim().is_empty()) {
+        let at = cursor::decode(token, query)?;
+        if at.last.len() != order.keys.len() {
+            return Err(Error::InvalidParameter(
+                "Invalid page token, it does not fit this order.".into(),
+            ));
+        }
+        wheres.text.push_str(" AND ");
+        wheres.append(order.after(&at.last));
+        total = at.total;
+    }
+    if experiment_ids.is_empty() || limit == 0 {
+        return Ok(RunPage {
+            ids: Vec::new(),
+            next_page_token: None,
+            total: 0,
+        });
+    }
+    if !count {
+        total = Some(0);
+    }
+    // Count in the page query only on a filtered first page (see above).
+    let window = total.is_none() && filtered;
+    if total.is_none() && !filtered {
+        total = Some(count_runs(conn, experiment_ids, filter, view)?);
+    }
+    let n_keys = order.keys.len();
+    let mut sql = Sql::default();
+    sql.text.push_str(&format!(
+        "SELECT {}{} FROM runs r",
+        order.select(),
+        if window { ", count(*) OVER ()" } else { "" }
+    ));
+    let terms = order.terms();
+    sql.append(order.joins);
+    sql.text.push_str(" WHERE ");
+    sql.append(wheres);
+    sql.text.push_str(" ORDER BY ");
+    sql.text.push_str(&terms);
+    sql.text.push_str(" LIMIT ?");
+    // One row more than the page says whether another page follows.
+    sql.params.push(Value::Integer(
+        i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1,
+    ));
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(crate::db::params_from_iter(sql.params))?;
+    let mut ids = Vec::with_capacity(limit.min(1024));
+    let mut last = Vec::new();
+    let mut more = false;
+    while let Some(r) = rows.next()? {
+        if window && total.is_none() {
+            total = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
+        }
+        if ids.len() == limit {
+            more = true;
+            break;
+        }
+        // The run id is the last key.
+        ids.push(r.get(n_keys - 1)?);
+        last = (0..n_keys)
+            .map(|i| r.get::<_, Value>(i))
+            .collect::<Result<_, _>>()?;
+    }
+    let total = total.unwrap_or(0);
+    Ok(RunPage {
+        next_page_token: more.then(|| cursor::encode(query, &last, total)),
+        ids,
+        total,
+    })
+}
+
+/// How many runs the search matches, without reading them (one COUNT over the filter).
+pub fn count_runs(
+    conn: &Conn,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+) -> Result<u64, Error> {
+    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    if experiment_ids.is_empty() {
+        return Ok(0);
+    }
+    let mut sql = Sql::default();
+    sql.text.push_str("SELECT count(*) FROM runs r WHERE ");
+    sql.append(wheres);
+    let n: i64 = conn
+        .prepare_cached(&sql.text)?
+        .query_row(crate::db::params_from_iter(sql.params), |r| r.get(0))?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The WHERE conditions (without `WHERE`) of the experiments' runs in `view` that match
+/// `filter`.
+fn matching(
+    d: Dialect,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+) -> Result<Sql, Error> {
+    let clauses = parse_filter(filter)?;
+    let mut sql = Sql::default();
+    let marks = vec!["?"; experiment_ids.len().max(1)].join(",");
+    sql.text.push_str(&format!(
+        "r.experiment_id IN ({marks}) AND {}",
+        view.sql_condition("r.lifecycle_stage")
+    ));
+    if experiment_ids.is_empty() {
+        sql.params.push(Value::Null);
+    }
+    sql.params
+        .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
+    for clause in &clauses {
+        sql.text.push_str(" AND ");
+        sql.append(compile_clause(d, clause)?);
+    }
+    Ok(sql)
 }
 
 /// Compiles one filter clause to a boolean SQL expression over the run `r`.

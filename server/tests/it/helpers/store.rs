@@ -4,7 +4,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use server::db::pg::{create_database, with_database};
@@ -25,14 +25,14 @@ pub fn open_store(dir: &Path) -> Store {
 /// [`open_store`] and, on PostgreSQL, the name of its database (to copy it with
 /// [`copy_store`]).
 pub fn open_named(dir: &Path) -> (Store, Option<String>) {
-    // The server's warnings and errors, shown with a failing test's output.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn")
-        .with_test_writer()
-        .try_init();
     match pg_url() {
         Some(url) => {
             let (store, name) = pg_store(&url, dir, None);
+            // Kept for the copies made of it (not dropped when its store is).
+            CREATED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|n| *n != name);
             (store, Some(name))
         }
         None => (Store::open(dir).expect("store"), None),
@@ -62,6 +62,7 @@ fn pg_store(url: &str, dir: &Path, from: Option<&str>) -> (Store, String) {
             name
         })
     });
+    drop_finished(url);
     let name = format!("t_{pid}_{}", NEXT.fetch_add(1, Ordering::Relaxed));
     // The template's connections close in the background after its store is dropped.
     let mut attempt = 0;
@@ -77,5 +78,49 @@ fn pg_store(url: &str, dir: &Path, from: Option<&str>) -> (Store, String) {
     }
     let store =
         Store::open_postgres(&with_database(url, &name), dir).expect("open the test database");
+    CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(name.clone());
     (store, name)
+}
+
+/// The test databases this process made that may still be in use.
+static CREATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Drops the databases of finished tests (a database still in use refuses, and is tried
+/// again next time), so a run of hundreds of tests does not fill the disk.
+fn drop_finished(url: &str) {
+    let names: Vec<String> =
+        std::mem::take(&mut *CREATED.lock().unwrap_or_else(|e| e.into_inner()));
+    if names.is_empty() {
+        return;
+    }
+    let Ok(admin) = server::db::pg::PgPool::connect(url, 1) else {
+        CREATED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(names);
+        return;
+    };
+    let Ok(conn) = admin.get() else {
+        CREATED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(names);
+        return;
+    };
+    let mut kept = Vec::new();
+    for name in names {
+        if conn
+            .execute_batch(&format!("DROP DATABASE IF EXISTS \"{name}\""))
+            .is_err()
+        {
+            kept.push(name);
+        }
+    }
+    CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(kept);
 }

@@ -166,7 +166,7 @@ pub const CASES: &[Case] = &[
     // The app API.
     case("GET", "/api/v1/experiments", Rule::Filtered, "/api/v1/experiments", None),
     case("GET", "/api/v1/experiments/{id}", R, "/api/v1/experiments/{exp}", None),
-    case("GET", "/api/v1/experiments/{id}/runs", R, "/api/v1/experiments/{exp}/runs?params=secret_param", None),
+    case("GET", "/api/v1/experiments/{id}/runs", R, "/api/v1/experiments/{exp}/runs?params=secret_param&limit=1", None),
     case("GET", "/api/v1/experiments/{id}/access", R, "/api/v1/experiments/{exp}/access", None),
     with_ok(case("PUT", "/api/v1/experiments/{id}/access", M, "/api/v1/experiments/{exp}/access", Some(r#"{"principal": {"kind": "user", "name": "target"}, "level": "CAN_READ"}"#)), NO_CONTENT),
     with_ok(case("DELETE", "/api/v1/experiments/{id}/access", M, "/api/v1/experiments/{exp}/access?kind=user&name=reader", None), NO_CONTENT),

@@ -6,6 +6,7 @@
 mod can_edit;
 mod csv_export;
 mod live;
+mod run_pages;
 mod series;
 
 use serde_json::{json, Value};

@@ -214,6 +214,8 @@ fn NoSelection(
             order_by: vec![sort],
             view: json::RunView::Active,
             columns: json::RunTableColumns::default(),
+            limit: u32::try_from(TOP_N).ok(),
+            page_token: None,
         };
         let id = experiment_id.clone();
         async move {

@@ -60,8 +60,9 @@ pub async fn fetch_runs(
         order_by: Vec::new(),
         view: json::RunView::All,
         columns,
+        ..Default::default()
     };
-    let table = api::list_runs(experiment_id, q).await?;
+    let table = api::list_all_runs(experiment_id, q).await?;
     Ok(table
         .rows
         .into_iter()

@@ -74,13 +74,14 @@ pub fn CompareView(
             order_by: Vec::new(),
             view: json::RunView::All,
             columns: columns.clone(),
+            ..Default::default()
         };
         let exp_id = exp_id.clone();
         async move {
             if ids.len() < 2 {
                 return Ok(None);
             }
-            api::list_runs(exp_id, q).await.map(Some)
+            api::list_all_runs(exp_id, q).await.map(Some)
         }
     });
     let compared = Memo::new(move |_| match table.get() {

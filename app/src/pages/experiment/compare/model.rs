@@ -284,7 +284,7 @@ mod tests {
                 row("c", "0.001", None, 0.5),
             ],
             total: 3,
-            truncated: false,
+            next_page_token: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Live rows of the runs table: the table's RUNNING/SCHEDULED runs go into the page's
 //! [`LiveFeed`]; each update patches the rows in place (status, end, name, the shown
 //! metric cells) instead of reloading the table; a run the table does not know (created
-//! since) or a `resync` refetches it.
+//! since, or on a page not loaded yet) refetches it once, and a `resync` refetches it. Rows
+//! of pages loaded later join through [`LiveRows::add`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,7 +11,7 @@ use json::workspace::LiveUpdate;
 use leptos::prelude::*;
 
 use crate::api::ApiError;
-use crate::hooks::{is_live_status, use_live_feed};
+use crate::hooks::{is_live_status, use_live_feed, LiveFeed};
 
 /// What the live stream changed in one row since the table loaded.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -56,21 +57,56 @@ impl Patches {
     }
 }
 
-/// Whether an update names a run the table does not have (it must be refetched).
-pub fn names_unknown_run(u: &LiveUpdate, known: &HashSet<String>) -> bool {
+/// The active runs an update names that the table does not have (it must be refetched).
+pub fn unknown_runs(u: &LiveUpdate, known: &HashSet<String>) -> Vec<String> {
     u.runs
         .iter()
-        .any(|r| r.lifecycle_stage == "active" && !known.contains(&r.run_id))
+        .filter(|r| r.lifecycle_stage == "active" && !known.contains(&r.run_id))
+        .map(|r| r.run_id.clone())
+        .collect()
 }
 
-/// Connects the table's rows (`runs`) to the page's live feed; returns the live patches
-/// (cleared whenever the rows reload).
-pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> RwSignal<Patches> {
+/// The table's live patches and the runs the feed follows.
+#[derive(Clone, Copy)]
+pub struct LiveRows {
+    /// Live changes of the rows (cleared whenever the rows reload).
+    pub patches: RwSignal<Patches>,
+    known: StoredValue<HashSet<String>>,
+    feed: Option<LiveFeed>,
+}
+
+impl LiveRows {
+    /// Rows of a further page: known from now on, and followed while they run.
+    pub fn add(&self, rows: &[json::RunRow]) {
+        self.known
+            .update_value(|k| k.extend(rows.iter().map(|r| r.run_id.clone())));
+        let live: Vec<String> = rows
+            .iter()
+            .filter(|r| is_live_status(&r.status))
+            .map(|r| r.run_id.clone())
+            .collect();
+        if let (Some(feed), false) = (self.feed, live.is_empty()) {
+            feed.running.update(|r| r.extend(live));
+        }
+    }
+}
+
+/// Connects the table's rows (`runs`, its first page) to the page's live feed.
+pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> LiveRows {
     let patches = RwSignal::new(Patches::default());
-    let Some(feed) = use_live_feed() else {
-        return patches;
-    };
     let known = StoredValue::new(HashSet::<String>::new());
+    let feed = use_live_feed();
+    let out = LiveRows {
+        patches,
+        known,
+        feed,
+    };
+    let Some(feed) = feed else {
+        return out;
+    };
+    // Unknown runs that already caused a refetch: one on a page not loaded yet would
+    // otherwise refetch the table at each of its updates.
+    let asked = StoredValue::new(HashSet::<String>::new());
     Effect::new(move |_| {
         let Some(Ok(t)) = runs.get() else { return };
         let ids: HashSet<String> = t.rows.iter().map(|r| r.run_id.clone()).collect();
@@ -86,7 +122,14 @@ pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> R
     });
     feed.on_update(move |u| {
         patches.try_update(|p| p.apply(u));
-        if known.try_with_value(|k| names_unknown_run(u, k)) == Some(true) {
+        let fresh: Vec<String> = known
+            .try_with_value(|k| unknown_runs(u, k))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|id| asked.try_with_value(|a| !a.contains(id)) == Some(true))
+            .collect();
+        if !fresh.is_empty() {
+            asked.try_update_value(|a| a.extend(fresh));
             runs.refetch();
         }
     });
@@ -97,7 +140,7 @@ pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> R
         }
         n
     });
-    patches
+    out
 }
 
 #[cfg(test)]
@@ -161,17 +204,11 @@ mod tests {
             runs: vec![c],
             ..Default::default()
         };
-        assert!(!names_unknown_run(
-            &u(change("a", "RUNNING", "active")),
-            &known
-        ));
-        assert!(names_unknown_run(
-            &u(change("b", "RUNNING", "active")),
-            &known
-        ));
-        assert!(!names_unknown_run(
-            &u(change("b", "FINISHED", "deleted")),
-            &known
-        ));
+        assert!(unknown_runs(&u(change("a", "RUNNING", "active")), &known).is_empty());
+        assert_eq!(
+            unknown_runs(&u(change("b", "RUNNING", "active")), &known),
+            vec!["b"]
+        );
+        assert!(unknown_runs(&u(change("b", "FINISHED", "deleted")), &known).is_empty());
     }
 }

@@ -4,4 +4,5 @@
 pub mod header;
 pub mod layout;
 pub mod live;
+pub mod pages;
 pub mod toolbar;

@@ -71,7 +71,7 @@ pub fn use_deleted_ids(
                 columns: json::RunTableColumns::default(),
                 ..q
             };
-            api::list_runs(id, q)
+            api::list_all_runs(id, q)
                 .await
                 .map(|t| t.rows.into_iter().map(|r| r.run_id).collect())
                 .unwrap_or_default()

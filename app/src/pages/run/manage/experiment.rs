@@ -40,7 +40,7 @@ pub fn ExperimentTitle(
             <div class="title-row">
                 <EditableTitle name=name can_edit=can_edit noun="experiment" save=rename />
             </div>
-            <p class="subtitle">{format!("Experiment {} · {} runs", experiment.id, experiment.run_count)}</p>
+            <p class="subtitle">{format!("Experiment {} · {} runs", experiment.id, crate::format::count(experiment.run_count))}</p>
             <Description text=text.into() can_edit=can_edit save=describe />
         </div>
     }

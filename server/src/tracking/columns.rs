@@ -1,0 +1,65 @@
+//! The column keys of an experiment's runs table (`experiment_columns`, migration 7): each
+//! param, metric and tag key any of its runs has had, written in the transaction that writes
+//! the param, latest metric or tag, so the experiment header reads them instead of scanning
+//! every run's rows. Keys are only ever added: a deleted tag or run leaves its key listed
+//! (as MLflow's UI does); its column then shows empty cells.
+
+use crate::db::{params, Conn};
+
+use crate::Error;
+
+/// What a column key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// A param key.
+    Param,
+    /// A metric key (its latest value).
+    Metric,
+    /// A tag key.
+    Tag,
+}
+
+impl ColumnKind {
+    /// The `kind` stored in `experiment_columns`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColumnKind::Param => "param",
+            ColumnKind::Metric => "metric",
+            ColumnKind::Tag => "tag",
+        }
+    }
+}
+
+/// Records `key` as a column of run `run_id`'s experiment (nothing when it is already one).
+pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT INTO experiment_columns (experiment_id, kind, key)
+         SELECT experiment_id, ?2, ?3 FROM runs WHERE run_uuid = ?1
+         ON CONFLICT (experiment_id, kind, key) DO NOTHING",
+    )?
+    .execute(params![run_id, kind.as_str(), key])?;
+    Ok(())
+}
+
+/// The experiment's column keys of `kind`, sorted; tags without MLflow's `mlflow.` system
+/// keys.
+pub fn column_keys(
+    conn: &Conn,
+    experiment_id: i64,
+    kind: ColumnKind,
+) -> Result<Vec<String>, Error> {
+    let system = if kind == ColumnKind::Tag {
+        "AND substr(key, 1, 7) <> 'mlflow.'"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT key FROM experiment_columns WHERE experiment_id = ?1 AND kind = ?2 {system}
+          ORDER BY key"
+    );
+    let keys = conn
+        .prepare_cached(&sql)?
+        .query_map(params![experiment_id, kind.as_str()], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(keys)
+}
