@@ -14,10 +14,10 @@
 
 use crate::db::{Conn, Stmt};
 
+use super::axis::{read_points_with, Axis, POINTS_BY_STEP};
 use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
 use super::downsample::{Reduced, Viewport, M4};
-use super::query::{read_points_with, Axis, POINTS_BY_STEP};
 use crate::Error;
 
 /// A straddling block with at most this many points is read as points, not refined.

@@ -4,6 +4,7 @@
 //! range read rows in proportion to its pixels (`block`, `blocks`, `cover`), kept up to date
 //! by [`insert_points`], the one writer of a series' points.
 
+mod axis;
 mod block;
 mod blocks;
 mod cover;

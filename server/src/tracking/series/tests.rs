@@ -6,9 +6,10 @@ use crate::db::Conn;
 use api_types as json;
 use proptest::prelude::*;
 
+use super::axis::Axis;
 use super::block::{level_for, LEVELS};
 use super::downsample::{Reduced, Viewport};
-use super::query::{reduce_range, Axis};
+use super::query::reduce_range;
 use super::{cover, insert_points, query, SeriesRequest};
 use crate::tracking::model::Point;
 
