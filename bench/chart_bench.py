@@ -6,6 +6,8 @@ block summaries, and what keeping them costs ingest.
 Usage: .venv/bin/python bench/chart_bench.py --before PATH [--binary target/release/runlens]
        [--points 1000000 10000000] [--repeat 9] [--before-repeat 3] [--ingest-batches 300]
        [--no-write]
+       .venv/bin/python bench/chart_bench.py --backends sqlite postgres [--binary ...]
+       [--points 1000000 10000000] [--repeat 9] [--pg-dir /tmp/rl-pg-bench] [--no-write]
 
 1. A `--before` build (one without migration 0006) serves a fresh data dir; each series is
    logged through `runs/log-batch` (1,000 points a call, a body built as text, steps 0..N-1,
@@ -23,6 +25,15 @@ Times are wall clock of a kept-alive HTTP client on loopback (the server's time 
 well under a millisecond: an empty `/health` round trip is reported as the floor). The
 section "## Charts at 1M and 10M points (issue 11)" of docs/BENCHMARKS.md is rewritten
 unless `--no-write`; raw numbers go to bench/chart_results.json.
+
+`--backends sqlite postgres` (issue 11, step 9) compares stores instead of builds: the
+`--binary` build serves a fresh SQLite data dir and a fresh database on a throwaway
+PostgreSQL cluster (`--pg-dir`, scripts/pg.sh; the database is dropped and the cluster
+stopped at the end), both running at once; each gets the same series logged as in 1. (its
+seeding time and, on PostgreSQL, the database's size are reported), then every chart is
+fetched from each backend in turn, `--repeat` rounds (median per backend), and the answers
+of the backends must be the same point for point. Section "## Charts on PostgreSQL
+(issue 11)", raw numbers in bench/chart_pg_results.json.
 """
 
 import argparse
@@ -33,15 +44,20 @@ import statistics
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
 
+import docsection
+import servers
 from servers import ROOT, runlens
 
 DOC = ROOT / "docs" / "BENCHMARKS.md"
 SECTION = "## Charts at 1M and 10M points (issue 11)"
 RESULTS = ROOT / "bench" / "chart_results.json"
+PG_SECTION = "## Charts on PostgreSQL (issue 11)"
+PG_RESULTS = ROOT / "bench" / "chart_pg_results.json"
 WIDTH = 1000
 
 
@@ -209,9 +225,147 @@ def build_name(binary: Path) -> str:
     return f"{v}, {binary.name}"
 
 
+def seed_charts(server, points: list[int]) -> tuple[dict, dict]:
+    """One run per size with `loss` of n points; returns (n -> run id, n -> seconds)."""
+    s = session(server)
+    r = s.post(f"{server.url}/api/2.0/mlflow/experiments/create", json={"name": "charts"}, timeout=30)
+    r.raise_for_status()
+    exp_id = r.json()["experiment_id"]
+    runs, secs = {}, {}
+    for n in points:
+        r = s.post(f"{server.url}/api/2.0/mlflow/runs/create",
+                   json={"experiment_id": exp_id, "start_time": 1_700_000_000_000, "run_name": f"n{n}"}, timeout=30)
+        runs[n] = r.json()["run"]["info"]["run_id"]
+        secs[n] = log_series(s, server.url, runs[n], n, 1_700_000_000_000)
+        print(f"[seed] {server.name}: {n:,} points in {secs[n]:.0f} s ({n / secs[n]:,.0f} points/s)", flush=True)
+    return runs, secs
+
+
+def compare_backends(args, dist: Path) -> dict:
+    """The `--backends` mode (see the module doc)."""
+    res = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "repeat": args.repeat, "points": args.points,
+           "build": build_name(args.binary), "backends": args.backends, "seed_s": {}, "charts": {},
+           "load": {"before": os.getloadavg()}}
+    db = "charts_bench"
+    work = Path(tempfile.mkdtemp(prefix="chart-pg-bench-"))
+    try:
+        with servers.PgCluster(args.pg_dir) if "postgres" in args.backends else _Nothing() as pg:
+            srvs = {}
+            for b in args.backends:
+                url = pg.create(db) if b == "postgres" else None
+                srvs[b] = runlens(args.binary, work, dist, database_url=url, name=f"runlens-{b}",
+                                  data_dir=work / f"data-{b}")
+            try:
+                for srv in srvs.values():
+                    srv.__enter__()
+                runs = {}
+                # Both stores are seeded at once (one client thread each): half the wall time.
+                with ThreadPoolExecutor(len(srvs)) as pool:
+                    seeded = {b: pool.submit(seed_charts, srv, args.points) for b, srv in srvs.items()}
+                    for b, fut in seeded.items():
+                        runs[b], res["seed_s"][b] = fut.result()
+                res["load"]["after seeding"] = os.getloadavg()
+                if pg:
+                    pg.sql("VACUUM ANALYZE", db=db)  # as autovacuum would soon after a bulk load
+                    res["postgres"] = pg.sql("SHOW server_version")
+                    res["pg_db_bytes"] = pg.size(db)
+                if "sqlite" in srvs:
+                    res["sqlite_db_bytes"] = sum(f.stat().st_size for f in (work / "data-sqlite").glob("runlens.db*"))
+                sess = {b: session(srv) for b, srv in srvs.items()}
+                res["floor_ms"] = {b: floor_ms(sess[b], srv.url) for b, srv in srvs.items()}
+                answers = {}
+                for n in args.points:
+                    for label, query in charts(n).items():
+                        key = f"{n} {label}"
+                        times = {b: [] for b in srvs}
+                        for _ in range(args.repeat):  # backends alternate, so they share the load
+                            for b, srv in srvs.items():
+                                f = fetch(sess[b], srv.url, runs[b][n], query, 1)
+                                times[b] += f["all_ms"]
+                                answers.setdefault(key, {})[b] = f["body"]
+                        out = {}
+                        for b in srvs:
+                            body = answers[key][b]
+                            out[b] = {"ms": statistics.median(times[b]), "all_ms": times[b], "points": len(body["points"]),
+                                      "points_in_range": body["points_in_range"],
+                                      "spike": any(p["step"] == spike_step(n) and p["value"] == 100.0 for p in body["points"])}
+                        # The points and counts, not the run's id or name (they differ per store).
+                        bodies = [(answers[key][b]["points"], answers[key][b]["points_in_range"],
+                                   answers[key][b]["total_points"]) for b in srvs]
+                        out["identical"] = all(x == bodies[0] for x in bodies)
+                        res["charts"][key] = out
+                        print(f"  {key:<28} " + "  ".join(f"{b} {out[b]['ms']:7.1f} ms" for b in srvs)
+                              + f"  same answer: {out['identical']}", flush=True)
+            finally:
+                for srv in srvs.values():
+                    srv.__exit__(None, None, None)
+                if pg:
+                    pg.drop(db)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    res["load"]["after"] = os.getloadavg()
+    return res
+
+
+class _Nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def render_backends(res: dict) -> str:
+    bs = res["backends"]
+    name = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
+    sizes = sorted({int(k.split()[0]) for k in res["charts"]})
+    seed = "; ".join(f"{name[b]}: " + ", ".join(f"{int(n):,} in {t:.0f} s ({int(n) / t:,.0f}/s)" for n, t in res["seed_s"][b].items())
+                     for b in bs)
+    sizes_txt = []
+    if "sqlite_db_bytes" in res:
+        sizes_txt.append(f"SQLite file {res['sqlite_db_bytes'] / 2**30:.2f} GiB")
+    if "pg_db_bytes" in res:
+        sizes_txt.append(f"PostgreSQL database {res['pg_db_bytes'] / 2**30:.2f} GiB (after VACUUM ANALYZE)")
+    lines = [PG_SECTION, "",
+             f"Measured {res['date']} by `bench/chart_bench.py --backends {' '.join(bs)} --points "
+             f"{' '.join(str(n) for n in res['points'])} --repeat {res['repeat']}` ({res['build']}, release build; "
+             f"PostgreSQL {res.get('postgres', 'n/a')}, a throwaway cluster of `scripts/pg.sh` with its stock settings; this "
+             f"machine: 2 cores shared with other engineers' builds, load average {res['load']['before'][0]:.1f} before, "
+             f"{res['load']['after'][0]:.1f} after). Both servers ran at once on fresh stores; the same series (a metric `loss` of "
+             f"N points, steps 0..N-1, one spike of 100.0) went into each through `runs/log-batch`, 1,000 points a call "
+             f"from one client thread per store, both stores at once ({seed}; {', '.join(sizes_txt)}). Then `GET /api/v1/runs/{{id}}/series?key=loss&width={WIDTH}`"
+             f" from a kept-alive client on loopback, the backends alternating call by call, {res['repeat']} calls each: "
+             f"median (an empty `/health` round trip: " + ", ".join(f"{name[b]} {res['floor_ms'][b]:.1f} ms" for b in bs) + ").",
+             "", "| chart | points | " + " | ".join(name[b] for b in bs) + " | PG / SQLite | points drawn | spike kept | same answer |",
+             "|---|---:|" + "---:|" * len(bs) + "---:|---:|---|---|"]
+    for n in sizes:
+        for label in charts(n):
+            c = res["charts"][f"{n} {label}"]
+            ratio = f"×{c['postgres']['ms'] / c['sqlite']['ms']:.2f}" if {"sqlite", "postgres"} <= set(bs) else "–"
+            first = c[bs[0]]
+            lines.append(f"| {label} | {n:,} | " + " | ".join(f"**{c[b]['ms']:.1f} ms**" for b in bs) +
+                         f" | {ratio} | {first['points']:,} | "
+                         f"{'yes' if first['spike'] else '-' if 'zoom' in label else '**no**'} | {'yes' if c['identical'] else '**no**'} |")
+    if len(sizes) >= 2:
+        lo, hi = sizes[0], sizes[-1]
+        lines += ["", f"Growth from {lo:,} to {hi:,} points (×{hi // lo}; target: within ×1.5, and under 50 ms at {hi:,}):", ""]
+        for label in charts(lo):
+            parts = []
+            for b in bs:
+                a, z = res["charts"][f"{lo} {label}"][b]["ms"], res["charts"][f"{hi} {label}"][b]["ms"]
+                parts.append(f"{name[b]} **×{z / a:.2f}** ({a:.1f} → {z:.1f} ms)")
+            lines.append(f"- {label}: " + "; ".join(parts))
+    lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", type=Path, required=True)
+    ap.add_argument("--before", type=Path, help="the build before (the before/after mode)")
+    ap.add_argument("--backends", nargs="+", choices=["sqlite", "postgres"],
+                    help="compare stores with --binary instead of builds (PostgreSQL section)")
+    ap.add_argument("--pg-dir", type=Path, default=servers.pg_dir_default(),
+                    help="the throwaway PostgreSQL cluster's dir (scripts/pg.sh start/stop)")
     ap.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--points", type=int, nargs="+", default=[1_000_000, 10_000_000])
@@ -223,6 +377,16 @@ def main() -> None:
                     help="only step 3; the charts' numbers come from bench/chart_results.json")
     args = ap.parse_args()
     dist = args.dist if args.dist.exists() else Path(tempfile.mkdtemp(prefix="dist-"))
+    if args.backends:
+        res = compare_backends(args, dist.resolve())
+        PG_RESULTS.write_text(json.dumps(res, indent=1) + "\n")
+        text = render_backends(res)
+        print(text)
+        if not args.no_write:
+            docsection.write_section(DOC, PG_SECTION, text, after=SECTION)
+        return
+    if not args.before:
+        ap.error("--before is required unless --backends")
     res = {"date": time.strftime("%Y-%m-%d"), "repeat": args.repeat, "before_repeat": args.before_repeat, "ingest_batches": args.ingest_batches,
            "before_build": build_name(args.before), "after_build": build_name(args.binary)}
 

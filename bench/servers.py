@@ -1,7 +1,10 @@
-"""Start and stop the two servers under test: `runlens serve` and a real `mlflow server`."""
+"""Start and stop the two servers under test: `runlens serve` and a real `mlflow server`,
+on SQLite or on a throwaway PostgreSQL cluster (`PgCluster`, through scripts/pg.sh)."""
 
 import os
 import secrets
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -13,6 +16,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 MLFLOW_VENV = ROOT / "bench" / ".venv-mlflow"
 MLFLOW_REQUIREMENTS = ROOT / "bench" / "requirements-mlflow.txt"
+PG_SCRIPT = ROOT / "scripts" / "pg.sh"
 
 
 def free_port() -> int:
@@ -28,7 +32,8 @@ def ensure_mlflow_venv() -> Path:
     exe = MLFLOW_VENV / "bin" / "mlflow"
     if exe.exists() and marker.exists() and marker.read_text() == MLFLOW_REQUIREMENTS.read_text():
         return exe
-    print(f"[bench] creating {MLFLOW_VENV} ({MLFLOW_REQUIREMENTS.read_text().splitlines()[-1]})", flush=True)
+    wanted = [line for line in MLFLOW_REQUIREMENTS.read_text().splitlines() if line and not line.startswith("#")]
+    print(f"[bench] creating {MLFLOW_VENV} ({', '.join(wanted)})", flush=True)
     if not (MLFLOW_VENV / "bin" / "pip").exists():
         subprocess.run([sys.executable, "-m", "venv", str(MLFLOW_VENV)], check=True)
     subprocess.run([str(MLFLOW_VENV / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
@@ -95,20 +100,110 @@ class Server:
                 self.proc.wait()
 
 
-def runlens(binary: Path, workdir: Path, dist: Path) -> Server:
-    """runlens with a fresh data dir; `admin`'s password is random, its token in `.token`."""
+def runlens(binary: Path, workdir: Path, dist: Path, database_url: str | None = None, name: str = "runlens",
+            data_dir: Path | None = None, admin_password: str | None = None) -> Server:
+    """runlens with a fresh data dir (`workdir/runlens-data` unless `data_dir`); `admin`'s
+    password is random unless given, its token in `.token`. With `database_url` the store is
+    that PostgreSQL database and the data dir holds only the files beside it (artifacts):
+    two servers given the same URL, data dir and password are two replicas of one store."""
     port = free_port()
-    argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(workdir / "runlens-data"),
-            "--dist", str(dist)]
-    env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": "bench-" + secrets.token_urlsafe(16)}
-    return Server("runlens", argv, port, workdir, env=env)
+    argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}",
+            "--data-dir", str(data_dir or workdir / "runlens-data"), "--dist", str(dist)]
+    if database_url:
+        argv += ["--database-url", database_url]
+    env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": admin_password or "bench-" + secrets.token_urlsafe(16)}
+    return Server(name, argv, port, workdir, env=env)
 
 
-def mlflow(exe: Path, workdir: Path, env: dict | None = None) -> Server:
+def mlflow(exe: Path, workdir: Path, env: dict | None = None, backend_uri: str | None = None,
+           workers: int | None = None, name: str = "mlflow") -> Server:
     """A stock `mlflow server` without its auth app (how most teams run it); `env` adds
-    environment variables for it."""
+    environment variables for it. Its store is `workdir/mlflow.db` (SQLite) unless
+    `backend_uri` (e.g. `PgCluster.mlflow_uri(db)`); `workers` is its `--workers`."""
     port = free_port()
-    argv = [str(exe), "server", "--backend-store-uri", f"sqlite:///{workdir / 'mlflow.db'}",
-            "--artifacts-destination", str(workdir / "mlflow-artifacts"),
+    argv = [str(exe), "server", "--backend-store-uri", backend_uri or f"sqlite:///{workdir / 'mlflow.db'}",
+            "--artifacts-destination", str(workdir / f"{name}-artifacts"),
             "--host", "127.0.0.1", "--port", str(port)]
-    return Server("mlflow", argv, port, workdir, env=env)
+    if workers:
+        argv += ["--workers", str(workers)]
+    return Server(name, argv, port, workdir, env=env)
+
+
+class PgCluster:
+    """A throwaway PostgreSQL cluster in `dir` (`bash scripts/pg.sh start DIR`: initdb, a free
+    port on 127.0.0.1, superuser `runlens` with trust auth), stopped and removed on exit
+    (`pg.sh stop DIR`) unless it was already running when entered (then it is left running
+    for the caller who started it, e.g. several bench scripts in a row).
+
+    `create(name)` makes a fresh, empty database (dropping one of that name first) and
+    returns its URL for runlens; `mlflow_uri(name)` is the same database for MLflow
+    (SQLAlchemy's `postgresql+psycopg2://` scheme); `sql(text)` runs SQL through psql."""
+
+    def __init__(self, dir: Path):
+        self.dir = Path(dir)
+        self.url = None
+        self.owned = False
+
+    def __enter__(self):
+        self.owned = not (self.dir / "url").exists()
+        proc = subprocess.run(["bash", str(PG_SCRIPT), "start", str(self.dir)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"pg.sh start {self.dir} failed:\n{proc.stderr[-3000:]}")
+        self.url = proc.stdout.strip().splitlines()[-1]
+        print(f"[pg] cluster {self.dir}: {self.url}{'' if self.owned else ' (already running: kept at exit)'}",
+              flush=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self.owned:
+            subprocess.run(["bash", str(PG_SCRIPT), "stop", str(self.dir)], check=False)
+
+    def db_url(self, name: str) -> str:
+        return re.sub(r"/[^/]*$", f"/{name}", self.url)
+
+    def mlflow_uri(self, name: str) -> str:
+        # SQLAlchemy 2.1 takes plain postgresql:// to mean psycopg 3; the venv has psycopg2.
+        return self.db_url(name).replace("postgres://", "postgresql+psycopg2://", 1)
+
+    def sql(self, text: str, db: str = "postgres", stdin: str | None = None) -> str:
+        """Runs `text` with psql (`-c`; `-f -` reading `stdin` instead when given)."""
+        args = ["psql", self.db_url(db), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
+        args += ["-c", text] if stdin is None else ["-c", text, "-f", "-"]
+        proc = subprocess.run(args, input=stdin, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"psql failed: {proc.stderr[-2000:]}")
+        return proc.stdout.strip()
+
+    def copy(self, db: str, table: str, columns: list[str], rows) -> None:
+        """Bulk-loads `rows` (tuples of str/int/float/None) into `table` with COPY FROM STDIN."""
+        def field(v):
+            if v is None:
+                return "\\N"
+            return str(v).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+        data = "".join("\t".join(field(v) for v in row) + "\n" for row in rows)
+        proc = subprocess.run(["psql", self.db_url(db), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                               f"COPY {table} ({', '.join(columns)}) FROM STDIN"],
+                              input=data, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"COPY {table} failed: {proc.stderr[-2000:]}")
+
+    def create(self, name: str) -> str:
+        self.drop(name)
+        self.sql(f'CREATE DATABASE "{name}"')
+        return self.db_url(name)
+
+    def drop(self, name: str) -> None:
+        self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def size(self, name: str) -> int:
+        """Bytes on disk of database `name`."""
+        return int(self.sql(f"SELECT pg_database_size('{name}')"))
+
+
+def pg_dir_default() -> Path:
+    """The bench's own cluster dir (other work uses /tmp/rl-pg...)."""
+    return Path(os.environ.get("RUNLENS_BENCH_PG_DIR", "/tmp/rl-pg-bench"))
+
+
+def disk_free_gib(path: Path = Path("/")) -> float:
+    return shutil.disk_usage(path).free / 2**30
