@@ -1,10 +1,8 @@
 //! What the chart queries share: how a stored point maps to x ([`Axis`]) and the scan of a
-//! series' points by step ([`read_points_with`]). A leaf of `series`, so the block path
+//! series' points by step ([`POINTS_BY_STEP`]). A leaf of `series`, so the block path
 //! (`cover`) and the query (`query`) both build on it without a loop.
 
 use api_types as json;
-
-use crate::Error;
 
 /// How a stored point maps to x: by step, or by timestamp shifted by `offset`.
 #[derive(Clone, Copy)]
@@ -46,28 +44,7 @@ impl Axis {
     }
 }
 
-/// The statement [`read_points_with`] runs.
+/// The points of a series (`?1`) with steps in `?2..=?3`, in reading order (step,
+/// timestamp, is_nan, value).
 pub(super) const POINTS_BY_STEP: &str = "SELECT step, timestamp, is_nan, value FROM metric_points
   WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 ORDER BY step, timestamp, is_nan, value";
-
-/// The points of series `sid` with steps in `lo..=hi`, in reading order (step, timestamp,
-/// is_nan, value), each to `f`; `stmt` is [`POINTS_BY_STEP`] prepared (a chart runs it
-/// many times).
-pub(super) fn read_points_with(
-    stmt: &mut crate::db::Stmt<'_>,
-    sid: i64,
-    (lo, hi): (i64, i64),
-    mut f: impl FnMut(json::SeriesPoint),
-) -> Result<(), Error> {
-    let mut rows = stmt.query(crate::db::params![sid, lo, hi])?;
-    while let Some(r) = rows.next()? {
-        let nan: bool = r.get(2)?;
-        let value: f64 = r.get(3)?;
-        f(json::SeriesPoint {
-            step: r.get(0)?,
-            timestamp: r.get(1)?,
-            value: json::F64(if nan { f64::NAN } else { value }),
-        });
-    }
-    Ok(())
-}

@@ -10,7 +10,7 @@ use super::block::{Block, LEVELS};
 use crate::Error;
 
 /// The columns after `(series_id, level, block)`, in [`from_row`]'s order.
-const COLUMNS: &str = "n, lo_step, hi_step, lo_ts, hi_ts, \
+pub(super) const COLUMNS: &str = "n, lo_step, hi_step, lo_ts, hi_ts, \
     first_step, first_ts, first_value, last_step, last_ts, last_value, \
     min_step, min_ts, min_value, max_step, max_ts, max_value, \
     nan_step, nan_ts, pinf_step, pinf_ts, ninf_step, ninf_ts";
@@ -206,7 +206,7 @@ fn push_row(args: &mut Vec<Value>, sid: i64, level: u32, block: i64, b: &Block) 
 }
 
 /// A [`Block`] from the row's columns from `at` on, in [`COLUMNS`] order.
-fn from_row(r: &Row, at: usize) -> crate::db::Result<Block> {
+pub(super) fn from_row(r: &Row, at: usize) -> crate::db::Result<Block> {
     let full = |i: usize| -> crate::db::Result<Option<json::SeriesPoint>> {
         let step: Option<i64> = r.get(at + i)?;
         let timestamp: Option<i64> = r.get(at + i + 1)?;

@@ -391,3 +391,20 @@ fn the_migration_backfills_what_ingest_keeps() {
     }
     assert_eq!(want.len(), got.len());
 }
+
+/// PostgreSQL reads the point ranges of a chart many to a statement: the batches give the
+/// points one range a statement gives, in the same order.
+#[test]
+fn batched_point_ranges_read_what_single_ranges_read() {
+    let (c, sid) = store();
+    let mut points: Vec<Point> = (0..200).map(|s| p(s, 1_000 + s, s as f64)).collect();
+    points.extend([p(25, 5, f64::NAN), p(25, 6, 1.0), p(71, 2, f64::INFINITY)]);
+    insert_points(&c, sid, &points).unwrap();
+    let ranges = [(0, 9), (20, 29), (50, 50), (70, 99), (150, 160)];
+    let text = |per| format!("{:?}", cover::read_ranges(&c, sid, &ranges, per).unwrap());
+    let one = text(1);
+    assert!(one.contains("NaN") && one.contains("inf"), "{one}");
+    for per in [2, 3, 64] {
+        assert_eq!(text(per), one, "{per} ranges a statement");
+    }
+}
