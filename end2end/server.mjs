@@ -66,7 +66,8 @@ export function cli(bin, dataDir, args, input) {
  * Starts `runlens serve` on a free loopback port and waits for `/health`.
  * `dataDir` defaults to a new temporary directory (removed by `stop`), `args` are extra
  * `serve` flags, `env` extra environment (e.g. RUNLENS_ADMIN_PASSWORD). Returns
- * `{ url, port, dataDir, logPath, stop }`; `stop` sends SIGTERM (SIGKILL after 10 s).
+ * `{ url, port, dataDir, logPath, stop }`; `stop` sends SIGTERM (or `signal`; SIGKILL after
+ * 10 s), and may be called again later (`keep: true` keeps the temp dir until then).
  */
 export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'warn' } = {}) {
   const { bin, dist } = runlensPaths();
@@ -83,14 +84,17 @@ export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'w
     stdio: ['ignore', log, log],
     env: { ...process.env, RUNLENS_LOG: process.env.RUNLENS_LOG || logLevel, ...env },
   });
-  const stop = async ({ keep = false } = {}) => {
-    if (proc.exitCode === null) {
+  let logOpen = true;
+  const running = () => proc.exitCode === null && proc.signalCode === null;
+  const stop = async ({ keep = false, signal = 'SIGTERM' } = {}) => {
+    if (running()) {
       const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
+      proc.kill(signal);
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (proc.exitCode === null) proc.kill('SIGKILL');
+      if (running()) proc.kill('SIGKILL');
     }
-    fs.closeSync(log);
+    if (logOpen) fs.closeSync(log);
+    logOpen = false;
     if (!keep) fs.rmSync(tmp, { recursive: true, force: true });
   };
   if (!(await waitHealthy(url, proc, 30_000))) {

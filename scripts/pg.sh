@@ -5,13 +5,16 @@
 #                             in DIR, log in DIR/log); print the URL to stdout and write it to
 #                             DIR/url:   postgres://runlens@127.0.0.1:PORT/postgres
 #                             (superuser `runlens`, trust auth: no password).
-#   scripts/pg.sh stop DIR    stop it (pg_ctl stop -m fast) and remove DIR. Does nothing when
+#   scripts/pg.sh stop DIR    stop it (pg_ctl stop -m immediate) and remove DIR. Does nothing when
 #                             DIR does not exist; safe to repeat.
 #   scripts/pg.sh url DIR     print the URL of a cluster started in DIR.
 #
 # DIR must be empty or absent at start (it is created). Only a DIR made by `start` (it
 # holds a .runlens-pg marker) is ever removed.
 #
+# Settings: $PG_OPTS is appended to the server's options, e.g. the test suite's
+# PG_OPTS="-c fsync=off -c full_page_writes=off" (every CREATE/DROP DATABASE checkpoints;
+# a throwaway cluster needs no crash safety). Benchmarks keep the defaults (fsync on).
 # Binaries: $PG_BINDIR if set, else `pg_config --bindir`, else the highest
 # /usr/lib/postgresql/*/bin, else PATH. initdb refuses to run as root: as root, DIR is
 # handed to the `postgres` system user (Debian's postgresql package creates it) and
@@ -169,7 +172,7 @@ cmd_start() {
     for attempt in 1 2 3 4 5; do
         port="$(free_port)"
         if as_owner "$BINDIR/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -t 60 \
-            -o "-p $port -k $DIR -c listen_addresses=127.0.0.1 -c fsync=on" \
+            -o "-p $port -k $DIR -c listen_addresses=127.0.0.1 -c fsync=on ${PG_OPTS:-}" \
             start >/dev/null; then
             local url="postgres://runlens@127.0.0.1:$port/postgres"
             printf '%s\n' "$url" >"$DIR/url"
@@ -194,7 +197,9 @@ cmd_stop() {
     fi
     [ -e "$DIR/$MARKER" ] || die "$DIR was not made by scripts/pg.sh start (no $MARKER); not touching it"
     if [ -f "$DIR/data/postmaster.pid" ]; then
-        if ! as_owner "$BINDIR/pg_ctl" -D "$DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1; then
+        # Immediate: the cluster and its data are thrown away next, so nothing needs a
+        # clean shutdown, and a fast one can wait on many sessions of a killed test run.
+        if ! as_owner "$BINDIR/pg_ctl" -D "$DIR/data" -m immediate -w -t 60 stop >/dev/null 2>&1; then
             # A stale pid file (the server died) is fine; a live server that would not stop
             # is not.
             if is_running; then

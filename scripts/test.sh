@@ -8,9 +8,10 @@
 #
 # Usage: scripts/test.sh [STEP...]   (default: every step; install-tools always runs first)
 # Steps: fetch fmt module-cycles clippy clippy-wasm cargo-test cargo-test-pg wasm-test trunk-build
-#        server-build conformance conformance-pg conformance-mlflow e2e
-# The -pg steps run the same tests on PostgreSQL: a throwaway cluster (scripts/pg.sh) is
-# started for the step and removed after it.
+#        server-build conformance conformance-pg conformance-mlflow e2e e2e-replica
+# The -pg steps run the same tests on PostgreSQL, and e2e-replica the Playwright replica spec
+# (two servers on one PostgreSQL database behind a load balancer): a throwaway cluster
+# (scripts/pg.sh) is started for the step and removed after it.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,11 +34,8 @@ RUNLENS_AGENT_BIN="$TARGET_DIR/$PROFILE/runlens-agent"
 export PATH="$ROOT/end2end/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CI=true CARGO_TERM_COLOR=never TRUNK_SKIP_VERSION_CHECK=true
 
-ALL_STEPS=(fetch fmt module-cycles clippy clippy-wasm cargo-test wasm-test trunk-build
-    server-build conformance conformance-mlflow e2e)
-# Not yet in the default run: cargo-test-pg (the integration tests on PostgreSQL; one of
-# them does not finish yet there, issue 11) and conformance-pg (passes; it joins
-# cargo-test-pg). Run them with `scripts/test.sh cargo-test-pg conformance-pg`.
+ALL_STEPS=(fetch fmt module-cycles clippy clippy-wasm cargo-test cargo-test-pg wasm-test
+    trunk-build server-build conformance conformance-pg conformance-mlflow e2e e2e-replica)
 if [ $# -gt 0 ]; then STEPS=("$@"); else STEPS=("${ALL_STEPS[@]}"); fi
 
 rm -rf "$LOGS"
@@ -87,7 +85,9 @@ run_conformance() {
 with_pg() {
     local dir rc
     dir=$(mktemp -u /tmp/runlens-pg.XXXXXX)
-    PG_URL=$(bash scripts/pg.sh start "$dir") || return 1
+    # Throwaway data: no crash safety needed, and every CREATE/DROP DATABASE checkpoints.
+    PG_URL=$(PG_OPTS="-c fsync=off -c full_page_writes=off -c synchronous_commit=off" \
+        bash scripts/pg.sh start "$dir") || return 1
     export PG_URL
     "$@"
     rc=$?
@@ -108,7 +108,13 @@ run_conformance_pg() {
 
 run_e2e() {
     (cd end2end && RUNLENS_BIN="$RUNLENS_BIN" RUNLENS_AGENT_BIN="$RUNLENS_AGENT_BIN" \
-        RUNLENS_DIST="$ROOT/dist" RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test)
+        RUNLENS_DIST="$ROOT/dist" RUNLENS_PYTHON="$ROOT/.venv/bin/python" npx --no-install playwright test "$@")
+}
+
+# The Playwright replica spec on an empty PostgreSQL database (its own two servers).
+run_e2e_replica() {
+    psql "$PG_URL" -qc 'CREATE DATABASE e2e_replica' &&
+        RUNLENS_E2E_DATABASE_URL="${PG_URL%/*}/e2e_replica" run_e2e tests/replica.spec.mjs
 }
 
 step install-tools bash scripts/install-tools.sh
@@ -153,6 +159,10 @@ for s in "${STEPS[@]}"; do
         if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -x "$RUNLENS_AGENT_BIN" ] && [ -f dist/index.html ]; then
             step e2e run_e2e
         else skip e2e "no server or agent binary, or no dist/"; fi ;;
+    e2e-replica)
+        if ok server-build && ok trunk-build && [ -x "$RUNLENS_BIN" ] && [ -f dist/index.html ]; then
+            step e2e-replica with_pg run_e2e_replica
+        else skip e2e-replica "no server binary, or no dist/"; fi ;;
     *) echo "unknown step: $s (known: ${ALL_STEPS[*]})" >&2; exit 2 ;;
     esac
 done

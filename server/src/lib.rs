@@ -42,7 +42,7 @@ pub use store::Store;
 pub struct AppState {
     /// The database.
     pub store: Store,
-    /// Authentication settings, sign-in rate limiter and credential cache.
+    /// Authentication settings and the credential cache.
     pub auth: Arc<auth::AuthState>,
     /// GPU nodes: the agents' poller and caches, the embed links' secret.
     pub nodes: Arc<nodes::NodeService>,
@@ -68,13 +68,14 @@ impl AppState {
             .unwrap_or_else(|| std::env::temp_dir().join("runlens-artifacts"));
         let local = artifacts::LocalStore::at(&root)
             .unwrap_or_else(|e| panic!("artifact folder {}: {e}", root.display()));
+        let live = live::LiveBus::for_store(&store);
         AppState {
             store,
             auth: Arc::new(auth::AuthState::default()),
             nodes: Arc::new(nodes::NodeService::default()),
             artifacts: Arc::new(local),
             max_artifact_bytes: artifacts::DEFAULT_MAX_UPLOAD,
-            live: live::LiveBus::default(),
+            live,
         }
     }
 

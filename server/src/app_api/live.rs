@@ -113,6 +113,7 @@ impl Pending {
     /// Adds an event of the stream's experiment (points only of `streamed` runs).
     fn absorb(&mut self, event: &LiveEvent, streamed: &HashSet<String>) {
         match event {
+            LiveEvent::Resync { .. } => {}
             LiveEvent::Run { change, .. } => match self.run_at.get(&change.run_id) {
                 Some(&i) => self.runs[i] = change.clone(),
                 None => {
@@ -238,11 +239,17 @@ impl Feed {
                 Wake::Received(Err(RecvError::Closed)) => return None,
                 Wake::Received(Err(RecvError::Lagged(_))) => return Some(self.resync()),
                 Wake::Received(Ok(event)) => {
-                    self.keep(&event);
+                    if self.keep(&event) {
+                        return Some(self.resync());
+                    }
                     // Take what else is already there before deciding to send.
                     loop {
                         match self.rx.try_recv() {
-                            Ok(event) => self.keep(&event),
+                            Ok(event) => {
+                                if self.keep(&event) {
+                                    return Some(self.resync());
+                                }
+                            }
                             Err(TryRecvError::Lagged(_)) => return Some(self.resync()),
                             Err(TryRecvError::Empty | TryRecvError::Closed) => break,
                         }
@@ -255,9 +262,17 @@ impl Feed {
         }
     }
 
-    fn keep(&mut self, event: &LiveEvent) {
-        if event.experiment_id() == self.experiment_id {
-            self.pending.absorb(event, &self.streamed);
+    /// Holds `event` if it is this stream's; true when it asks for a resync instead.
+    fn keep(&mut self, event: &LiveEvent) -> bool {
+        match event {
+            LiveEvent::Resync { experiment_id } => {
+                experiment_id.is_none_or(|id| id == self.experiment_id)
+            }
+            e if e.experiment_id() == Some(self.experiment_id) => {
+                self.pending.absorb(event, &self.streamed);
+                false
+            }
+            _ => false,
         }
     }
 

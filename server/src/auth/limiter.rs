@@ -1,9 +1,11 @@
-//! Sign-in rate limiting, in memory and bounded. Three rules, checked before any password
-//! is verified:
+//! Sign-in rate limiting, kept in the database so that every replica sees the same
+//! attempts (tables `signin_attempts` and `signin_known`, migration 8). Three rules,
+//! checked before any password is verified:
 //!
 //! - per (username, client address): at most [`MAX_FAILURES`] failed attempts in a sliding
-//!   [`WINDOW`]. An attempt is *reserved* before the (slow) verification, so parallel
-//!   attempts cannot all slip past the check.
+//!   [`WINDOW`]. An attempt is *reserved* (a row in state 0) before the (slow)
+//!   verification, in a write transaction, so parallel attempts on any replica cannot all
+//!   slip past the check.
 //! - per username across addresses, a soft back-off: after [`USER_BACKOFF_FAILURES`]
 //!   failures in the window, addresses that have never signed in as that user are refused;
 //!   an address that has signed in as the user before is never locked out by others'
@@ -11,65 +13,45 @@
 //! - per client address and globally: at most [`ADDR_MAX_FAILURES`] failures per address
 //!   and [`GLOBAL_MAX_FAILURES`] failures in all per [`SPRAY_WINDOW`] (password spraying
 //!   and floods of random usernames); known (username, address) pairs are exempt.
+//!
+//! Storage stays bounded: rows older than [`WINDOW`] are deleted on every reservation, a
+//! reservation whose replica died stops counting after [`PENDING_FOR`], and attempts that
+//! get past the budgets are limited by them. Credentials the replica verified before
+//! (the basic-auth cache) do not come here at all (see `resolve::check_password`).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::db::{params, Conn};
+use crate::Error;
 
 /// Failed attempts allowed per (username, address) within [`WINDOW`].
-pub const MAX_FAILURES: usize = 5;
+pub const MAX_FAILURES: i64 = 5;
 /// How long failures are remembered.
 pub const WINDOW: Duration = Duration::from_secs(5 * 60);
 /// Failures for one username (all addresses) after which unknown addresses are refused.
-pub const USER_BACKOFF_FAILURES: usize = 20;
+pub const USER_BACKOFF_FAILURES: i64 = 20;
 /// Failures per client address (any usernames) allowed within [`SPRAY_WINDOW`].
-pub const ADDR_MAX_FAILURES: usize = 100;
+pub const ADDR_MAX_FAILURES: i64 = 100;
 /// Failures in all allowed within [`SPRAY_WINDOW`].
-pub const GLOBAL_MAX_FAILURES: usize = 600;
+pub const GLOBAL_MAX_FAILURES: i64 = 600;
 /// Window of the address and global budgets.
 pub const SPRAY_WINDOW: Duration = Duration::from_secs(60);
-/// Most keys tracked per map; the stalest are dropped first.
-const MAX_KEYS: usize = 10_000;
+/// How long a reservation counts while its verification has not finished (a replica that
+/// died mid-verification leaves one behind).
+pub const PENDING_FOR: Duration = Duration::from_secs(60);
 /// How long a successful (username, address) pair counts as known.
-const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+pub const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 
-#[derive(Debug, Default)]
-struct Failures {
-    times: VecDeque<Instant>,
-    pending: usize,
-}
+/// Row states of `signin_attempts` (the queries in [`check`] spell them as 0 and 1).
+const RESERVED: i64 = 0;
+const FAILED: i64 = 1;
+const FORGIVEN: i64 = 2;
 
-impl Failures {
-    fn prune(&mut self, now: Instant, window: Duration) {
-        while self
-            .times
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= window)
-        {
-            self.times.pop_front();
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct State {
-    pairs: HashMap<(String, String), Failures>,
-    users: HashMap<String, Failures>,
-    addrs: HashMap<String, Failures>,
-    global: Failures,
-    known: HashMap<(String, String), Instant>,
-}
-
-/// The limiter; see the module docs.
-#[derive(Debug, Default)]
-pub struct LoginLimiter {
-    state: Mutex<State>,
-}
-
-/// A reserved attempt: report its outcome with [`LoginLimiter::finish`].
+/// A reserved attempt: report its outcome with [`finish`].
 #[derive(Debug)]
 #[must_use]
 pub struct Reservation {
+    id: i64,
     user: String,
     addr: String,
 }
@@ -81,232 +63,145 @@ pub struct Limited {
     pub retry_after_secs: u64,
 }
 
-fn bounded<K: Clone + Eq + std::hash::Hash>(map: &mut HashMap<K, Failures>, now: Instant) {
-    if map.len() < MAX_KEYS {
-        return;
-    }
-    map.retain(|_, f| f.pending > 0 || f.times.back().is_some_and(|t| now - *t < WINDOW));
-    if map.len() >= MAX_KEYS {
-        let mut latest: Vec<Instant> = map
-            .values()
-            .filter_map(|f| f.times.back().copied())
-            .collect();
-        latest.sort();
-        if let Some(cutoff) = latest.get(latest.len() / 2).copied() {
-            map.retain(|_, f| f.pending > 0 || f.times.back().is_some_and(|t| *t > cutoff));
-        }
-    }
+fn ms(d: Duration) -> i64 {
+    d.as_millis() as i64
 }
 
-fn retry(f: &Failures, now: Instant, window: Duration) -> u64 {
-    f.times
-        .front()
-        .map(|first| window.saturating_sub(now.duration_since(*first)).as_secs() + 1)
-        .unwrap_or(1)
+/// Count and oldest time of the attempts a rule counts.
+fn tally(c: &Conn, sql: &str, params: impl crate::db::Params) -> Result<(i64, i64), Error> {
+    Ok(c.prepare_cached(sql)?.query_row(params, |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+        ))
+    })?)
 }
 
-impl LoginLimiter {
-    /// Reserves an attempt for `username` from `addr` at `now`, or says why not.
-    pub fn reserve(
-        &self,
-        username: &str,
-        addr: &str,
-        now: Instant,
-    ) -> Result<Reservation, Limited> {
-        let user = username.to_lowercase();
-        let Ok(mut s) = self.state.lock() else {
-            return Err(Limited {
-                retry_after_secs: 1,
-            });
-        };
-        let s = &mut *s;
-        let pair = (user.clone(), addr.to_string());
-        let known = s
-            .known
-            .get(&pair)
-            .is_some_and(|t| now.duration_since(*t) < KNOWN_FOR);
-        bounded(&mut s.pairs, now);
-        let p = s.pairs.entry(pair).or_default();
-        p.prune(now, WINDOW);
-        if p.times.len() + p.pending >= MAX_FAILURES {
-            return Err(Limited {
-                retry_after_secs: retry(p, now, WINDOW),
-            });
-        }
-        if !known {
-            if let Some(u) = s.users.get_mut(&user) {
-                u.prune(now, WINDOW);
-                if u.times.len() >= USER_BACKOFF_FAILURES {
-                    return Err(Limited {
-                        retry_after_secs: retry(u, now, WINDOW),
-                    });
-                }
-            }
-            if let Some(a) = s.addrs.get_mut(addr) {
-                a.prune(now, SPRAY_WINDOW);
-                if a.times.len() + a.pending >= ADDR_MAX_FAILURES {
-                    return Err(Limited {
-                        retry_after_secs: retry(a, now, SPRAY_WINDOW),
-                    });
-                }
-            }
-            s.global.prune(now, SPRAY_WINDOW);
-            if s.global.times.len() + s.global.pending >= GLOBAL_MAX_FAILURES {
-                return Err(Limited {
-                    retry_after_secs: retry(&s.global, now, SPRAY_WINDOW),
-                });
-            }
-        }
-        // Reserve everywhere; `finish` turns the reservation into a failure or clears it.
-        if let Some(p) = s.pairs.get_mut(&(user.clone(), addr.to_string())) {
-            p.pending += 1;
-        }
-        bounded(&mut s.addrs, now);
-        s.addrs.entry(addr.to_string()).or_default().pending += 1;
-        s.global.pending += 1;
-        Ok(Reservation {
-            user,
-            addr: addr.to_string(),
-        })
-    }
+/// Seconds until the oldest of the counted attempts leaves a window of `window`.
+fn retry(oldest: i64, now: i64, window: Duration) -> u64 {
+    let left = (oldest + ms(window) - now).max(0) as u64;
+    left / 1000 + 1
+}
 
-    /// Records the outcome of a reserved attempt.
-    pub fn finish(&self, r: Reservation, success: bool, now: Instant) {
-        let Ok(mut s) = self.state.lock() else {
-            return;
-        };
-        let s = &mut *s;
-        let pair = (r.user.clone(), r.addr.clone());
-        let release = |f: &mut Failures| f.pending = f.pending.saturating_sub(1);
-        s.global.pending = s.global.pending.saturating_sub(1);
-        if let Some(a) = s.addrs.get_mut(&r.addr) {
-            release(a);
-        }
-        if success {
-            s.pairs.remove(&pair);
-            if s.known.len() >= MAX_KEYS {
-                s.known.retain(|_, t| now.duration_since(*t) < KNOWN_FOR);
-                if s.known.len() >= MAX_KEYS {
-                    s.known.clear();
-                }
-            }
-            s.known.insert(pair, now);
-            return;
-        }
-        if let Some(p) = s.pairs.get_mut(&pair) {
-            release(p);
-            p.times.push_back(now);
-            while p.times.len() > MAX_FAILURES {
-                p.times.pop_front();
-            }
-        }
-        bounded(&mut s.users, now);
-        let u = s.users.entry(r.user).or_default();
-        u.times.push_back(now);
-        while u.times.len() > USER_BACKOFF_FAILURES {
-            u.times.pop_front();
-        }
-        if let Some(a) = s.addrs.get_mut(&r.addr) {
-            a.times.push_back(now);
-            while a.times.len() > ADDR_MAX_FAILURES {
-                a.times.pop_front();
-            }
-        }
-        s.global.times.push_back(now);
-        while s.global.times.len() > GLOBAL_MAX_FAILURES {
-            s.global.times.pop_front();
-        }
+/// Whether `username` from `addr` may try a password at `now` (ms since the epoch): the
+/// rules of the module docs over what every replica recorded. Read-only.
+pub fn check(c: &Conn, username: &str, addr: &str, now: i64) -> Result<Option<Limited>, Error> {
+    let user = username.to_lowercase();
+    let since = now - ms(WINDOW);
+    let live = now - ms(PENDING_FOR);
+    let (pair, oldest) = tally(
+        c,
+        "SELECT count(*), min(at_ms) FROM signin_attempts
+         WHERE username = ?1 AND addr = ?2 AND at_ms > ?3
+           AND (state = 1 OR (state = 0 AND at_ms > ?4))",
+        params![user, addr, since, live],
+    )?;
+    if pair >= MAX_FAILURES {
+        return Ok(Some(Limited {
+            retry_after_secs: retry(oldest, now, WINDOW),
+        }));
     }
+    let known =
+        c.prepare_cached(
+            "SELECT count(*) FROM signin_known WHERE username = ?1 AND addr = ?2 AND at_ms > ?3",
+        )?
+        .query_row(params![user, addr, now - ms(KNOWN_FOR)], |r| {
+            r.get::<_, i64>(0)
+        })? > 0;
+    if known {
+        return Ok(None);
+    }
+    let (failures, oldest) = tally(
+        c,
+        "SELECT count(*), min(at_ms) FROM signin_attempts
+         WHERE username = ?1 AND state <> 0 AND at_ms > ?2",
+        params![user, since],
+    )?;
+    if failures >= USER_BACKOFF_FAILURES {
+        return Ok(Some(Limited {
+            retry_after_secs: retry(oldest, now, WINDOW),
+        }));
+    }
+    let spray = now - ms(SPRAY_WINDOW);
+    let (from_addr, oldest) = tally(
+        c,
+        "SELECT count(*), min(at_ms) FROM signin_attempts
+         WHERE addr = ?1 AND at_ms > ?2 AND (state <> 0 OR at_ms > ?3)",
+        params![addr, spray, live],
+    )?;
+    if from_addr >= ADDR_MAX_FAILURES {
+        return Ok(Some(Limited {
+            retry_after_secs: retry(oldest, now, SPRAY_WINDOW),
+        }));
+    }
+    let (all, oldest) = tally(
+        c,
+        "SELECT count(*), min(at_ms) FROM signin_attempts
+         WHERE at_ms > ?1 AND (state <> 0 OR at_ms > ?2)",
+        params![spray, live],
+    )?;
+    if all >= GLOBAL_MAX_FAILURES {
+        return Ok(Some(Limited {
+            retry_after_secs: retry(oldest, now, SPRAY_WINDOW),
+        }));
+    }
+    Ok(None)
+}
+
+/// Reserves an attempt for `username` from `addr` at `now`, or says why not. Call it in a
+/// write transaction (`Store::call_write`): the check and the reservation are one step for
+/// every replica. Prunes attempts older than [`WINDOW`].
+pub fn reserve(
+    c: &Conn,
+    username: &str,
+    addr: &str,
+    now: i64,
+) -> Result<Result<Reservation, Limited>, Error> {
+    c.prepare_cached("DELETE FROM signin_attempts WHERE at_ms <= ?1")?
+        .execute(params![now - ms(WINDOW)])?;
+    if let Some(limited) = check(c, username, addr, now)? {
+        return Ok(Err(limited));
+    }
+    let user = username.to_lowercase();
+    let id = c
+        .prepare_cached(
+            "INSERT INTO signin_attempts (username, addr, at_ms, state)
+             VALUES (?1, ?2, ?3, ?4) RETURNING attempt_id",
+        )?
+        .query_row(params![user, addr, now, RESERVED], |r| r.get::<_, i64>(0))?;
+    Ok(Ok(Reservation {
+        id,
+        user,
+        addr: addr.to_owned(),
+    }))
+}
+
+/// Records the outcome of a reserved attempt (in a write transaction). A success forgives
+/// the pair's failures (they still count for the username and the address) and makes the
+/// pair known; a failure counts from `now`.
+pub fn finish(c: &Conn, r: Reservation, success: bool, now: i64) -> Result<(), Error> {
+    if !success {
+        c.prepare_cached(
+            "UPDATE signin_attempts SET state = ?2, at_ms = ?3 WHERE attempt_id = ?1",
+        )?
+        .execute(params![r.id, FAILED, now])?;
+        return Ok(());
+    }
+    c.prepare_cached("DELETE FROM signin_attempts WHERE attempt_id = ?1")?
+        .execute(params![r.id])?;
+    c.prepare_cached(
+        "UPDATE signin_attempts SET state = ?3 WHERE username = ?1 AND addr = ?2 AND state = ?4",
+    )?
+    .execute(params![r.user, r.addr, FORGIVEN, FAILED])?;
+    c.prepare_cached("DELETE FROM signin_known WHERE at_ms <= ?1")?
+        .execute(params![now - ms(KNOWN_FOR)])?;
+    c.prepare_cached(
+        "INSERT INTO signin_known (username, addr, at_ms) VALUES (?1, ?2, ?3)
+         ON CONFLICT (username, addr) DO UPDATE SET at_ms = excluded.at_ms",
+    )?
+    .execute(params![r.user, r.addr, now])?;
+    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fail(l: &LoginLimiter, u: &str, a: &str, t: Instant) -> Result<(), Limited> {
-        let r = l.reserve(u, a, t)?;
-        l.finish(r, false, t);
-        Ok(())
-    }
-
-    #[test]
-    fn limits_after_max_failures_then_forgets() {
-        let l = LoginLimiter::default();
-        let t0 = Instant::now();
-        for _ in 0..MAX_FAILURES {
-            fail(&l, "Bob", "1.2.3.4", t0).unwrap();
-        }
-        let e = l.reserve("bob", "1.2.3.4", t0).unwrap_err();
-        assert!(e.retry_after_secs > 290);
-        assert!(
-            l.reserve("bob", "5.6.7.8", t0).is_ok(),
-            "other address unaffected"
-        );
-        assert!(
-            l.reserve("alice", "1.2.3.4", t0).is_ok(),
-            "other user unaffected"
-        );
-        assert!(l.reserve("bob", "1.2.3.4", t0 + WINDOW).is_ok());
-    }
-
-    #[test]
-    fn parallel_attempts_are_reserved_before_verification() {
-        let l = LoginLimiter::default();
-        let t0 = Instant::now();
-        // 40 attempts arrive before any finishes: only MAX_FAILURES may proceed.
-        let granted: Vec<Reservation> = (0..40)
-            .filter_map(|_| l.reserve("bob", "a", t0).ok())
-            .collect();
-        assert_eq!(granted.len(), MAX_FAILURES);
-        for r in granted {
-            l.finish(r, false, t0);
-        }
-        assert!(l.reserve("bob", "a", t0).is_err());
-    }
-
-    #[test]
-    fn success_resets_and_makes_the_address_known() {
-        let l = LoginLimiter::default();
-        let t0 = Instant::now();
-        for _ in 0..MAX_FAILURES - 1 {
-            fail(&l, "bob", "home", t0).unwrap();
-        }
-        let r = l.reserve("bob", "home", t0).unwrap();
-        l.finish(r, true, t0);
-        // Attackers elsewhere trip the per-user back-off ...
-        // (bob's own 4 earlier failures count toward the per-user back-off too)
-        for i in 0..USER_BACKOFF_FAILURES - (MAX_FAILURES - 1) {
-            fail(&l, "bob", &format!("evil{i}"), t0).unwrap();
-        }
-        assert!(
-            l.reserve("bob", "new-place", t0).is_err(),
-            "unknown address backs off"
-        );
-        // ... but bob's known address still gets to try.
-        assert!(l.reserve("bob", "home", t0).is_ok());
-    }
-
-    #[test]
-    fn address_budget_stops_sprays_of_random_usernames() {
-        let l = LoginLimiter::default();
-        let t0 = Instant::now();
-        for i in 0..ADDR_MAX_FAILURES {
-            fail(&l, &format!("u{i}"), "sprayer", t0).unwrap();
-        }
-        assert!(l.reserve("someone", "sprayer", t0).is_err());
-        assert!(l.reserve("someone", "elsewhere", t0).is_ok());
-        assert!(l.reserve("someone", "sprayer", t0 + SPRAY_WINDOW).is_ok());
-    }
-
-    #[test]
-    fn stays_bounded() {
-        let l = LoginLimiter::default();
-        let t0 = Instant::now();
-        for i in 0..(MAX_KEYS + 10) {
-            let t = t0 + Duration::from_millis(i as u64);
-            let _ = fail(&l, &format!("u{i}"), &format!("a{i}"), t);
-        }
-        let s = l.state.lock().unwrap();
-        assert!(s.pairs.len() <= MAX_KEYS && s.users.len() <= MAX_KEYS);
-    }
-}
+mod tests;

@@ -2,14 +2,14 @@
 //! proxy user created on first sight. Database work runs on the blocking pool; argon2 too, but without a pooled connection.
 
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use crate::db::Conn;
 use tokio::sync::Semaphore;
 
 use super::credentials::Credential;
 use super::password::{dummy_hash, verify_password};
-use super::{groups, sessions, tokens, users, AuthMethod, Caller};
+use super::{groups, limiter, sessions, tokens, users, AuthMethod, Caller};
+use crate::util::now_ms;
 use crate::{AppState, Error};
 
 /// A resolved caller and, for session callers, the session's CSRF token.
@@ -111,11 +111,14 @@ fn verify_slots() -> &'static Semaphore {
     })
 }
 
-/// Verifies a password; returns the user id. The attempt is reserved with the sign-in
-/// limiter before anything else (parallel attempts cannot overrun it); the user row is read
-/// with a short pooled query; argon2 runs on the blocking pool without holding a database
-/// connection, on at most half the cores at a time. Unknown users, wrong passwords
-/// and disabled accounts get the same answer after the same work.
+/// Verifies a password; returns the user id. The user row is read first, with a short
+/// pooled query: credentials this replica verified before against the same stored hash (the
+/// basic-auth cache; the mlflow client sends them on every request) succeed without more
+/// work. Any other attempt is reserved with the sign-in limiter, in the database, before
+/// the password is checked (parallel attempts on any replica cannot overrun it); argon2
+/// runs on the blocking pool without holding a database connection, on at most half the
+/// cores at a time. Unknown users, wrong passwords and disabled accounts get the same
+/// answer after the same work.
 pub async fn check_password(
     state: &AppState,
     username: &str,
@@ -123,30 +126,41 @@ pub async fn check_password(
     addr: &str,
 ) -> Result<i64, Error> {
     let auth = state.auth.clone();
-    let reservation = auth
-        .limiter
-        .reserve(username, addr, Instant::now())
-        .map_err(|l| {
-            Error::TooManyRequests(format!(
-                "Too many failed sign-in attempts. Try again in {} seconds.",
-                l.retry_after_secs
-            ))
-        })?;
     let name = username.to_string();
-    let row = match state.store.call(move |c| users::login_row(c, &name)).await {
-        Ok(row) => row,
-        Err(e) => {
-            auth.limiter.finish(reservation, false, Instant::now());
-            return Err(e);
+    let row = state
+        .store
+        .call(move |c| users::login_row(c, &name))
+        .await?;
+    if let Some((user_id, Some(h), false)) = &row {
+        if auth.basic_cache.verified(username, password, h) {
+            return Ok(*user_id);
         }
+    }
+    let limited = |l: limiter::Limited| {
+        Error::TooManyRequests(format!(
+            "Too many failed sign-in attempts. Try again in {} seconds.",
+            l.retry_after_secs
+        ))
     };
+    // A read first, so a flood of refused attempts costs no write.
+    let (user, from) = (username.to_string(), addr.to_string());
+    if let Some(l) = state
+        .store
+        .call(move |c| limiter::check(c, &user, &from, now_ms()))
+        .await?
+    {
+        return Err(limited(l));
+    }
+    let (user, from) = (username.to_string(), addr.to_string());
+    let reservation = state
+        .store
+        .call_write(move |c| limiter::reserve(c, &user, &from, now_ms()))
+        .await?
+        .map_err(limited)?;
     let phc = row.as_ref().and_then(|(_, h, _)| h.clone());
-    let cached = phc
-        .as_deref()
-        .is_some_and(|h| auth.basic_cache.verified(username, password, h));
-    let ok = cached || {
+    let ok = {
         let _slot = verify_slots().acquire().await;
-        let (pw, hash) = (password.to_string(), phc.clone());
+        let (pw, hash) = (password.to_string(), phc);
         // Unknown users (and proxy users without a password) are checked against a dummy
         // hash, so timing does not reveal which usernames exist.
         tokio::task::spawn_blocking(move || match hash {
@@ -159,17 +173,19 @@ pub async fn check_password(
         .await
         .unwrap_or(false)
     };
-    match (ok, row) {
+    let outcome = match (ok, row) {
         (true, Some((user_id, Some(h), false))) => {
-            auth.limiter.finish(reservation, true, Instant::now());
             auth.basic_cache.remember(username, password, &h);
             Ok(user_id)
         }
-        _ => {
-            auth.limiter.finish(reservation, false, Instant::now());
-            Err(Error::Unauthenticated(BAD_LOGIN.into()))
-        }
-    }
+        _ => Err(Error::Unauthenticated(BAD_LOGIN.into())),
+    };
+    let success = outcome.is_ok();
+    state
+        .store
+        .call_write(move |c| limiter::finish(c, reservation, success, now_ms()))
+        .await?;
+    outcome
 }
 
 fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {

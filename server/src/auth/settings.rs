@@ -1,12 +1,12 @@
-//! Authentication settings and the in-memory state that goes with them (sign-in rate
-//! limiter, verified-basic cache), held in `AppState::auth`.
+//! Authentication settings and the in-memory state that goes with them (the verified-basic
+//! cache), held in `AppState::auth`. The sign-in limiter lives in the database
+//! (`auth::limiter`), shared by every replica.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use axum::http::HeaderName;
 
-use super::limiter::LoginLimiter;
 use super::secret::{random_alphanumeric, sha256_hex};
 
 /// How callers may authenticate, beyond passwords, tokens and sessions.
@@ -27,19 +27,16 @@ pub struct AuthSettings {
 pub struct AuthState {
     /// The settings.
     pub settings: AuthSettings,
-    /// Failed password attempts per username and address.
-    pub limiter: LoginLimiter,
     /// Basic credentials recently verified, so that clients sending HTTP basic on every
     /// request (the mlflow client does) pay for argon2 once, not per request.
     pub basic_cache: BasicCache,
 }
 
 impl AuthState {
-    /// State for `settings` with an empty limiter and cache.
+    /// State for `settings` with an empty cache.
     pub fn new(settings: AuthSettings) -> Self {
         AuthState {
             settings,
-            limiter: LoginLimiter::default(),
             basic_cache: BasicCache::default(),
         }
     }

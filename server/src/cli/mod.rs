@@ -5,6 +5,7 @@ mod client;
 mod grant;
 mod jobs;
 mod logs;
+mod migrate_store;
 mod serve;
 mod token;
 
@@ -40,6 +41,8 @@ enum Command {
     Jobs(jobs::JobsArgs),
     /// Print, follow or download a job run's log lines from a running server (over HTTP).
     Logs(logs::LogsArgs),
+    /// Copy an embedded data dir (SQLite) into an empty PostgreSQL database, verified.
+    MigrateStore(migrate_store::MigrateStoreArgs),
 }
 
 /// Where the database lives; shared by every subcommand.
@@ -71,6 +74,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Grant(args) => grant::grant(&open_store(&data)?, args),
         Command::Jobs(args) => jobs::jobs(args),
         Command::Logs(args) => logs::logs(args),
+        Command::MigrateStore(args) => migrate_store::migrate(&data, args),
     }
 }
 
@@ -114,27 +118,10 @@ pub fn read_password(from_stdin: bool) -> Result<Option<String>, String> {
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` UTC (for lists).
 pub fn format_time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
-}
-
-/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's algorithm.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    match chrono::DateTime::from_timestamp_millis(ms) {
+        Some(at) => at.format("%Y-%m-%d %H:%M").to_string(),
+        None => format!("{ms} ms after 1970"),
+    }
 }
 
 #[cfg(test)]

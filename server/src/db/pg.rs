@@ -16,6 +16,8 @@ use tokio_postgres::NoTls;
 
 use super::{DbError, Result, ValueRef};
 
+pub mod notify;
+
 /// Waits for `f` on the calling thread. tokio-postgres's client futures only talk to the
 /// connection task over channels, so they need no runtime of their own.
 pub(super) fn wait<F: Future>(f: F) -> F::Output {
@@ -23,13 +25,27 @@ pub(super) fn wait<F: Future>(f: F) -> F::Output {
 }
 
 /// A runtime that shuts down in the background when dropped (dropping a runtime inside
-/// another one's task would panic).
-struct OwnedRuntime(Option<tokio::runtime::Runtime>);
+/// another one's task would panic), then runs the pool's close hook, if any.
+struct OwnedRuntime {
+    rt: Option<tokio::runtime::Runtime>,
+    on_close: std::sync::Mutex<Option<CloseHook>>,
+}
+
+/// What runs once the last clone of a pool is gone (see [`PgPool::on_close`]).
+type CloseHook = Box<dyn FnOnce() + Send>;
 
 impl Drop for OwnedRuntime {
     fn drop(&mut self) {
-        if let Some(rt) = self.0.take() {
+        if let Some(rt) = self.rt.take() {
             rt.shutdown_background();
+        }
+        let hook = self
+            .on_close
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(hook) = hook {
+            hook();
         }
     }
 }
@@ -39,6 +55,8 @@ impl Drop for OwnedRuntime {
 pub struct PgPool {
     pool: Pool,
     rt: Arc<OwnedRuntime>,
+    /// Where the pool connects (for the `LISTEN` sessions of [`notify`]).
+    config: Arc<tokio_postgres::Config>,
 }
 
 impl std::fmt::Debug for PgPool {
@@ -65,7 +83,7 @@ impl PgPool {
         let manager = {
             let _in_rt = rt.enter();
             Manager::from_config(
-                config,
+                config.clone(),
                 NoTls,
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
@@ -81,7 +99,11 @@ impl PgPool {
             .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
         let pool = PgPool {
             pool,
-            rt: Arc::new(OwnedRuntime(Some(rt))),
+            rt: Arc::new(OwnedRuntime {
+                rt: Some(rt),
+                on_close: std::sync::Mutex::new(None),
+            }),
+            config: Arc::new(config),
         };
         drop(pool.get()?);
         Ok(pool)
@@ -90,11 +112,7 @@ impl PgPool {
     /// A connection from the pool (back to it when dropped).
     pub fn get(&self) -> Result<super::Conn> {
         let pool = self.pool.clone();
-        let rt = self
-            .rt
-            .0
-            .as_ref()
-            .expect("runtime lives as long as the pool");
+        let rt = self.runtime();
         let client = wait(rt.spawn(async move { pool.get().await }))
             .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
             .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
@@ -105,9 +123,20 @@ impl PgPool {
     /// (for `LISTEN`, which must stay on one session).
     pub fn runtime(&self) -> &tokio::runtime::Runtime {
         self.rt
-            .0
+            .rt
             .as_ref()
             .expect("runtime lives as long as the pool")
+    }
+
+    /// Runs `hook` once every clone of this pool has been dropped and its runtime, with
+    /// the connections' tasks, shut down (tests drop their database there). A second call
+    /// replaces the first hook.
+    pub fn on_close(&self, hook: impl FnOnce() + Send + 'static) {
+        *self
+            .rt
+            .on_close
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Box::new(hook));
     }
 }
 

@@ -1,12 +1,16 @@
 //! The live bus: what the MLflow write endpoints commit (metric points, run status, name and
-//! lifecycle changes), published in-process to the open live streams of experiment pages
-//! (`GET /api/v1/experiments/{id}/live`, see `app_api::live`).
+//! lifecycle changes), published to the open live streams of experiment pages
+//! (`GET /api/v1/experiments/{id}/live`, see `app_api::live`), in this process and, on
+//! PostgreSQL, in every other replica: each event also goes out as a `NOTIFY` on
+//! [`CHANNEL`] with this bus's origin, and each bus re-publishes the others' events
+//! locally ([`LiveBus::for_store`]). An event too large for a notification goes out as a
+//! [`LiveEvent::Resync`] of its experiment, as does a reconnect of the listening session.
 //!
 //! A bounded [`tokio::sync::broadcast`] channel: publishing never waits, each event is
 //! shared (one allocation for every stream), and a stream that falls more than
 //! [`CAPACITY`] events behind is told so (it then asks its page to refetch). Writers build
-//! events only while a stream listens ([`LiveBus::listening`]), so a server nobody watches
-//! pays nothing. Events describe committed writes: handlers publish after the commit.
+//! events only while a stream may listen ([`LiveBus::listening`]), so a lone server nobody
+//! watches pays nothing; with other replicas, a stream may be open on any of them. Events describe committed writes: handlers publish after the commit.
 
 mod events;
 
@@ -14,7 +18,10 @@ use std::sync::Arc;
 
 use api_types::workspace::{LivePoints, RunChange};
 use api_types::LatestMetric;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+
+use crate::db::pg::notify::{Notifier, MAX_PAYLOAD};
 
 pub use events::BatchWatch;
 
@@ -23,8 +30,12 @@ use crate::tracking::model::RunInfo;
 /// Events kept for the slowest stream before it is told to resync.
 pub const CAPACITY: usize = 256;
 
+/// The PostgreSQL notification channel of the live bus.
+pub const CHANNEL: &str = "runlens_live";
+
 /// One committed write, as the live streams see it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LiveEvent {
     /// Points logged to a run, and the run's latest values of the keys they touched.
     Metrics {
@@ -44,15 +55,22 @@ pub enum LiveEvent {
         /// The run as it is now.
         change: RunChange,
     },
+    /// Events were lost on their way between replicas: the experiment's streams (every
+    /// stream, for `None`) tell their pages to refetch.
+    Resync {
+        /// The experiment, or `None` for all.
+        experiment_id: Option<i64>,
+    },
 }
 
 impl LiveEvent {
-    /// The experiment the event belongs to.
-    pub fn experiment_id(&self) -> i64 {
+    /// The experiment the event belongs to (`None`: a resync of every experiment).
+    pub fn experiment_id(&self) -> Option<i64> {
         match self {
             LiveEvent::Metrics { experiment_id, .. } | LiveEvent::Run { experiment_id, .. } => {
-                *experiment_id
+                Some(*experiment_id)
             }
+            LiveEvent::Resync { experiment_id } => *experiment_id,
         }
     }
 
@@ -71,29 +89,82 @@ impl LiveEvent {
     }
 }
 
-/// The in-process bus (cheap to clone; clones share the channel).
+/// The bus (cheap to clone; clones share the channel).
 #[derive(Debug, Clone)]
 pub struct LiveBus {
     tx: broadcast::Sender<Arc<LiveEvent>>,
+    /// On PostgreSQL: this bus's origin and the sender of its notifications.
+    remote: Option<Remote>,
+}
+
+#[derive(Debug, Clone)]
+struct Remote {
+    origin: u64,
+    notifier: Notifier,
+}
+
+/// An event as it travels between replicas.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    origin: u64,
+    event: LiveEvent,
 }
 
 impl Default for LiveBus {
     fn default() -> Self {
         LiveBus {
             tx: broadcast::Sender::new(CAPACITY),
+            remote: None,
         }
     }
 }
 
 impl LiveBus {
-    /// Whether any live stream is open (writers skip building events otherwise).
-    pub fn listening(&self) -> bool {
-        self.tx.receiver_count() > 0
+    /// The bus of a server over `store`: in-process on SQLite; on PostgreSQL also shared
+    /// with every replica on the same database (returns once it listens).
+    pub fn for_store(store: &crate::Store) -> Self {
+        let Some(pool) = store.pg_pool() else {
+            return LiveBus::default();
+        };
+        let origin = rand::random::<u64>();
+        let tx = broadcast::Sender::new(CAPACITY);
+        let local = tx.clone();
+        pool.listen(
+            CHANNEL,
+            Arc::new(move |payload: Option<&str>| match payload {
+                Some(p) => match serde_json::from_str::<Wire>(p) {
+                    Ok(w) if w.origin != origin => drop(local.send(Arc::new(w.event))),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("live bus: unreadable notification: {e}"),
+                },
+                // Reconnected: whatever was sent meanwhile is lost; every page refetches.
+                None => drop(local.send(Arc::new(LiveEvent::Resync {
+                    experiment_id: None,
+                }))),
+            }),
+        );
+        LiveBus {
+            tx,
+            remote: Some(Remote {
+                origin,
+                notifier: pool.notifier(CHANNEL),
+            }),
+        }
     }
 
-    /// Sends `event` to every open stream (none open: dropped).
+    /// Whether a live stream may be open (writers skip building events otherwise): one of
+    /// this process's, or, with replicas, always.
+    pub fn listening(&self) -> bool {
+        self.remote.is_some() || self.tx.receiver_count() > 0
+    }
+
+    /// Sends `event` to every open stream (none open: dropped), here and in the other
+    /// replicas.
     pub fn publish(&self, event: LiveEvent) {
-        // An error only means that no stream is open.
+        if let Some(remote) = &self.remote {
+            remote.send(&event);
+        }
+        // An error only means that no stream is open here.
         let _ = self.tx.send(Arc::new(event));
     }
 
@@ -114,6 +185,29 @@ impl LiveBus {
     /// A receiver of every event published from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
         self.tx.subscribe()
+    }
+}
+
+impl Remote {
+    /// Notifies the other replicas of `event`, or of a resync of its experiment when the
+    /// event is too large for a notification or the queue is full.
+    fn send(&self, event: &LiveEvent) {
+        let wire = |event: LiveEvent| {
+            serde_json::to_string(&Wire {
+                origin: self.origin,
+                event,
+            })
+            .unwrap_or_default()
+        };
+        let mut payload = wire(event.clone());
+        if payload.len() > MAX_PAYLOAD {
+            payload = wire(LiveEvent::Resync {
+                experiment_id: event.experiment_id(),
+            });
+        }
+        if !self.notifier.notify(payload) {
+            tracing::warn!("live bus: notification queue full; an event was dropped");
+        }
     }
 }
 

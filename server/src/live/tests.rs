@@ -31,7 +31,7 @@ fn events_reach_every_subscriber_and_nobody_listening_costs_nothing() {
     bus.run_changed(&info(7, "FINISHED"));
     for rx in [&mut a, &mut b] {
         let got = rx.try_recv().unwrap();
-        assert_eq!(got.experiment_id(), 7);
+        assert_eq!(got.experiment_id(), Some(7));
         match &*got {
             LiveEvent::Run { change, .. } => assert_eq!(change.status, "FINISHED"),
             other => panic!("{other:?}"),

@@ -139,8 +139,11 @@ pub struct Ack {
     pub next_seq: u64,
 }
 
+/// The PostgreSQL notification channel on which each ingest announces its newest chunk id.
+pub const CHANNEL: &str = "runlens_logs";
+
 /// What live followers watch ([`LogStore::subscribe`]): the newest chunk committed by this
-/// process, and whether the server is shutting down.
+/// process (or, on PostgreSQL, by any replica), and whether the server is shutting down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Newest {
     /// The newest chunk id committed by this process's ingests (0 before the first).
@@ -214,12 +217,25 @@ impl LogStore {
     }
 
     /// The log tables in the store's PostgreSQL database (already migrated, see
-    /// [`migrate_store`]), over the store's pool.
+    /// [`migrate_store`]), over the store's pool. Followers here are woken by the ingests
+    /// of every replica: each commit is announced on [`CHANNEL`] (returns once listening).
     pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
+        let live = Arc::new(watch::Sender::new(Newest::default()));
+        let woken = Arc::clone(&live);
+        pool.listen(
+            CHANNEL,
+            Arc::new(move |payload: Option<&str>| {
+                // A reconnect (`None`) may have missed commits: wake followers to look.
+                let chunk_id = payload.and_then(|p| p.parse::<i64>().ok());
+                woken.send_modify(|n| {
+                    n.chunk_id = n.chunk_id.max(chunk_id.unwrap_or(n.chunk_id));
+                });
+            }),
+        );
         LogStore {
             pool: crate::db::Pool::Pg(pool),
             writer: Arc::default(),
-            live: Arc::new(watch::Sender::new(Newest::default())),
+            live,
             path: None,
         }
     }
@@ -300,7 +316,19 @@ impl LogStore {
                 .unzip();
         let stored = self.read(|conn| {
             let acks = store::ingest_all(conn, &batches)?;
-            Ok((acks, store::max_chunk_id(conn)?))
+            let newest = store::max_chunk_id(conn)?;
+            if conn.dialect() == crate::db::Dialect::Postgres {
+                // Committed: wake the other replicas' followers (this one's below). A
+                // failure costs them a wait for their one-second poll, never the batch.
+                let woken = conn.execute(
+                    "SELECT pg_notify(?1, ?2)",
+                    crate::db::params![CHANNEL, newest.to_string()],
+                );
+                if let Err(e) = woken {
+                    tracing::warn!("log followers of other replicas not woken: {e}");
+                }
+            }
+            Ok((acks, newest))
         });
         match stored {
             Ok((acks, newest)) => {

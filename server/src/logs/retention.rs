@@ -2,13 +2,21 @@
 //! once at start and then every hour, and logs what it removed. Purged job runs remember
 //! the newest purged timestamp ([`super::store::expired_through`]), so readers are told
 //! that older lines expired.
+//!
+//! Replicas on one PostgreSQL database purge once between them: each tick is claimed in
+//! the `meta` table ([`purge_once`]), and the replicas that find it claimed within the last
+//! half [`EVERY`] skip it.
 
 use std::time::Duration;
 
 use super::store::{self, Purged};
 use super::LogStore;
+use crate::db::{params, Conn, Dialect};
 use crate::util::now_ms;
 use crate::Error;
+
+/// The `meta` key holding when a replica last claimed the purge (ms since the epoch).
+const CLAIM_KEY: &str = "log_retention_claimed_ms";
 
 /// Days lines are kept when the server is not told otherwise.
 pub const DEFAULT_DAYS: u32 = 60;
@@ -29,6 +37,29 @@ pub fn purge(logs: &LogStore, days: u32, now_ms: i64) -> Result<Purged, Error> {
     logs.write(|c| store::purge_older_than(c, cut(days, now_ms)))
 }
 
+/// The purge of the tick at `now` (ms since the epoch): lines older than `cut` go, unless
+/// another replica on the same PostgreSQL database claimed a purge within the last half
+/// [`EVERY`] (`None`: skipped). On SQLite, where one server owns the files, it always runs.
+pub fn purge_once(c: &mut Conn, cut: i64, now: i64) -> Result<Option<Purged>, Error> {
+    if c.dialect() == Dialect::Postgres && !claim(c, now)? {
+        return Ok(None);
+    }
+    store::purge_older_than(c, cut).map(Some)
+}
+
+/// Claims the purge at `now` unless one was claimed less than half [`EVERY`] before.
+fn claim(c: &Conn, now: i64) -> Result<bool, Error> {
+    let since = now - EVERY.as_millis() as i64 / 2;
+    let mut stmt = c.prepare(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value
+         WHERE CAST(meta.value AS BIGINT) <= ?3
+         RETURNING value",
+    )?;
+    let mut rows = stmt.query(params![CLAIM_KEY, now.to_string(), since])?;
+    Ok(rows.next()?.is_some())
+}
+
 /// Purges now and then every [`EVERY`], forever; `days == 0` keeps every line (returns at
 /// once). A failed purge is logged and retried at the next tick.
 pub async fn run(logs: LogStore, days: u32) {
@@ -40,12 +71,11 @@ pub async fn run(logs: LogStore, days: u32) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let cut = cut(days, now_ms());
-        match logs
-            .call_write(move |c| store::purge_older_than(c, cut))
-            .await
-        {
-            Ok(p) if p.chunks > 0 => tracing::info!(
+        let now = now_ms();
+        let cut = cut(days, now);
+        match logs.call_write(move |c| purge_once(c, cut, now)).await {
+            Ok(None) => tracing::debug!("log retention: another replica purges this hour"),
+            Ok(Some(p)) if p.chunks > 0 => tracing::info!(
                 chunks = p.chunks,
                 lines = p.lines,
                 "log retention: purged {} lines older than {days} days",

@@ -71,6 +71,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0007_experiment_columns.sql"),
         pg: include_str!("migrations/postgres/0007_experiment_columns.sql"),
     },
+    Migration {
+        version: 8,
+        name: "signin_limits",
+        sql: include_str!("migrations/0008_signin_limits.sql"),
+        pg: include_str!("migrations/postgres/0008_signin_limits.sql"),
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

@@ -4,6 +4,7 @@
 //! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s, the
 //! migrations, and [`sql`], the named SQLite-only fragments that store-side modules use.
 
+pub mod copy;
 pub mod group_write;
 pub mod meta;
 mod migrate;
@@ -149,6 +150,27 @@ impl Store {
     /// The folder for the files that live beside the database (see [`Store::open_postgres`]).
     pub fn files_dir(&self) -> Option<&Path> {
         self.files.as_deref()
+    }
+
+    /// Runs `hook` once every clone of this store has been dropped and its PostgreSQL
+    /// connections closed; false (and `hook` dropped unrun) on SQLite. Tests drop their
+    /// own database there.
+    pub fn on_close(&self, hook: impl FnOnce() + Send + 'static) -> bool {
+        match &self.pool {
+            crate::db::Pool::Pg(pool) => {
+                pool.on_close(hook);
+                true
+            }
+            crate::db::Pool::Sqlite(_) => false,
+        }
+    }
+
+    /// The PostgreSQL pool, on PostgreSQL (for the replicas' notifications).
+    pub fn pg_pool(&self) -> Option<&crate::db::pg::PgPool> {
+        match &self.pool {
+            crate::db::Pool::Pg(pool) => Some(pool),
+            crate::db::Pool::Sqlite(_) => None,
+        }
     }
 
     /// The engine behind the store.

@@ -20,7 +20,11 @@ pub struct LiveServer {
     /// The administrator's API token.
     pub admin: String,
     http: reqwest::Client,
-    _dir: tempfile::TempDir,
+    /// The data dir (owned by the first server; a replica shares it).
+    dir: std::path::PathBuf,
+    _owned: Option<tempfile::TempDir>,
+    /// The PostgreSQL database, on a PostgreSQL run.
+    db: Option<String>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -49,9 +53,37 @@ impl LiveServer {
     /// Starts the server (call inside a multi-threaded tokio runtime).
     pub async fn start() -> LiveServer {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = crate::helpers::store::open_store(dir.path());
+        let (store, db) = crate::helpers::store::open_db(dir.path());
         let admin =
             server::auth::bootstrap::create_admin_with_token(&store, "root").expect("admin");
+        let mut s = Self::serve(store, admin, dir.path().to_owned(), db).await;
+        s._owned = Some(dir);
+        s
+    }
+
+    /// Stops serving, as a killed replica would: its streams end and its port closes (the
+    /// data dir stays until the value is dropped).
+    pub fn stop_serving(&mut self) {
+        self.store.logs().close_followers();
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+
+    /// A second server over the same database and data dir, as another replica behind a
+    /// load balancer would be: its own store (pool), live bus and caches. Drop it before
+    /// `self`.
+    pub async fn replica(&self) -> LiveServer {
+        let store = crate::helpers::store::reopen(&self.dir, self.db.as_deref()).expect("replica");
+        Self::serve(store, self.admin.clone(), self.dir.clone(), self.db.clone()).await
+    }
+
+    async fn serve(
+        store: Store,
+        admin: String,
+        dir: std::path::PathBuf,
+        db: Option<String>,
+    ) -> LiveServer {
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -71,7 +103,9 @@ impl LiveServer {
             store,
             admin,
             http: reqwest::Client::new(),
-            _dir: dir,
+            dir,
+            _owned: None,
+            db,
             stop: Some(stop),
         }
     }
@@ -495,13 +529,14 @@ async fn logs_filters_and_cursors_page_both_ways_without_gap_or_duplicate() {
 }
 
 /// Events read from an SSE response: (event, id, data).
-struct Events {
+pub struct Events {
     resp: reqwest::Response,
     buf: String,
 }
 
 impl Events {
-    async fn open(s: &LiveServer, token: &str, path: &str, last_id: Option<&str>) -> Events {
+    /// Opens the event stream at `path` of `s` as `token`, resuming after `last_id`.
+    pub async fn open(s: &LiveServer, token: &str, path: &str, last_id: Option<&str>) -> Events {
         let mut req = s
             .http
             .get(format!("{}{path}", s.base))
@@ -523,7 +558,7 @@ impl Events {
     }
 
     /// The next event (comments skipped), within `limit`.
-    async fn next(&mut self, limit: Duration) -> (String, Option<String>, String) {
+    pub async fn next(&mut self, limit: Duration) -> (String, Option<String>, String) {
         let deadline = Instant::now() + limit;
         loop {
             if let Some(end) = self.buf.find("\n\n") {
@@ -554,7 +589,7 @@ impl Events {
     }
 
     /// The texts of the next `lines` event and its id.
-    async fn lines(&mut self, limit: Duration) -> (Vec<String>, String) {
+    pub async fn lines(&mut self, limit: Duration) -> (Vec<String>, String) {
         loop {
             let (event, id, data) = self.next(limit).await;
             if event != "lines" {

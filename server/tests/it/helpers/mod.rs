@@ -74,6 +74,8 @@ pub struct TestApp {
     pub admin_auth: String,
     router: Router,
     dir: tempfile::TempDir,
+    /// The test's own PostgreSQL database, on a PostgreSQL run.
+    db: Option<String>,
 }
 
 impl TestApp {
@@ -121,9 +123,9 @@ impl TestApp {
 
     fn build_on(settings: AuthSettings, statics: StaticConfig, sqlite: bool) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = match sqlite {
-            true => Store::open(dir.path()).expect("store"),
-            false => store::open_store(dir.path()),
+        let (store, db) = match sqlite {
+            true => (Store::open(dir.path()).expect("store"), None),
+            false => store::open_db(dir.path()),
         };
         let state = AppState::new(store.clone()).with_auth_settings(settings);
         TestApp {
@@ -132,12 +134,18 @@ impl TestApp {
             admin_token: String::new(),
             admin_auth: String::new(),
             dir,
+            db,
         }
     }
 
     /// The data directory.
     pub fn dir(&self) -> &std::path::Path {
         self.dir.path()
+    }
+
+    /// The same database opened once more, migrating it as a restart would.
+    pub fn reopen(&self) -> Result<Store, server::Error> {
+        store::reopen(self.dir.path(), self.db.as_deref())
     }
 
     // ----- users and credentials -----

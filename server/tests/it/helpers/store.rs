@@ -4,7 +4,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
 use server::db::pg::{create_database, with_database};
@@ -19,30 +19,49 @@ pub fn pg_url() -> Option<String> {
 
 /// A fresh, migrated store for one test (files such as artifacts in `dir`).
 pub fn open_store(dir: &Path) -> Store {
-    open_named(dir).0
+    open_db(dir).0
 }
 
-/// [`open_store`] and, on PostgreSQL, the name of its database (to copy it with
-/// [`copy_store`]).
-pub fn open_named(dir: &Path) -> (Store, Option<String>) {
+/// [`open_store`] and, on PostgreSQL, the name of its database (dropped with the store).
+pub fn open_db(dir: &Path) -> (Store, Option<String>) {
     match pg_url() {
         Some(url) => {
             let (store, name) = pg_store(&url, dir, None);
-            // Kept for the copies made of it (not dropped when its store is).
-            CREATED
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain(|n| *n != name);
+            drop_on_close(&url, &store, &name);
             (store, Some(name))
         }
         None => (Store::open(dir).expect("store"), None),
     }
 }
 
-/// A store over a copy of the PostgreSQL database `name` (whose store must be dropped).
+/// [`open_store`] and, on PostgreSQL, the name of its database, which outlives the store
+/// (to copy it with [`copy_store`] after the store is dropped).
+pub fn open_named(dir: &Path) -> (Store, Option<String>) {
+    match pg_url() {
+        Some(url) => {
+            let (store, name) = pg_store(&url, dir, None);
+            (store, Some(name))
+        }
+        None => (Store::open(dir).expect("store"), None),
+    }
+}
+
+/// The store of [`open_db`] opened once more (migrating it again): SQLite in `dir`, or
+/// the PostgreSQL database `db`.
+pub fn reopen(dir: &Path, db: Option<&str>) -> Result<Store, server::Error> {
+    match (pg_url(), db) {
+        (Some(url), Some(db)) => Store::open_postgres(&with_database(&url, db), dir),
+        _ => Store::open(dir),
+    }
+}
+
+/// A store over a copy of the PostgreSQL database `name` (whose store must be dropped),
+/// dropped with the store.
 pub fn copy_store(name: &str, dir: &Path) -> Store {
     let url = pg_url().expect("a PostgreSQL test run");
-    pg_store(&url, dir, Some(name)).0
+    let (store, copy) = pg_store(&url, dir, Some(name));
+    drop_on_close(&url, &store, &copy);
+    store
 }
 
 /// A database of its own, copied from `from`, or else from a template this process
@@ -62,7 +81,6 @@ fn pg_store(url: &str, dir: &Path, from: Option<&str>) -> (Store, String) {
             name
         })
     });
-    drop_finished(url);
     let name = format!("t_{pid}_{}", NEXT.fetch_add(1, Ordering::Relaxed));
     // The template's connections close in the background after its store is dropped.
     let mut attempt = 0;
@@ -78,49 +96,78 @@ fn pg_store(url: &str, dir: &Path, from: Option<&str>) -> (Store, String) {
     }
     let store =
         Store::open_postgres(&with_database(url, &name), dir).expect("open the test database");
-    CREATED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(name.clone());
     (store, name)
 }
 
-/// The test databases this process made that may still be in use.
-static CREATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// Drops the databases of finished tests (a database still in use refuses, and is tried
-/// again next time), so a run of hundreds of tests does not fill the disk.
-fn drop_finished(url: &str) {
-    let names: Vec<String> =
-        std::mem::take(&mut *CREATED.lock().unwrap_or_else(|e| e.into_inner()));
-    if names.is_empty() {
-        return;
-    }
-    let Ok(admin) = server::db::pg::PgPool::connect(url, 1) else {
-        CREATED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(names);
-        return;
-    };
-    let Ok(conn) = admin.get() else {
-        CREATED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(names);
-        return;
-    };
-    let mut kept = Vec::new();
-    for name in names {
-        if conn
-            .execute_batch(&format!("DROP DATABASE IF EXISTS \"{name}\""))
-            .is_err()
-        {
-            kept.push(name);
-        }
-    }
-    CREATED
+/// Drops the database `name` once `store` (every clone of it) is gone, so a run of
+/// thousands of tests does not fill the disk. One thread of the process drops them in
+/// turn, `WITH (FORCE)` because the closed pool's sessions may still be ending.
+fn drop_on_close(url: &str, store: &Store, name: &str) {
+    static DROPPER: OnceLock<Mutex<mpsc::Sender<String>>> = OnceLock::new();
+    let sender = DROPPER
+        .get_or_init(|| {
+            let (send, receive) = mpsc::channel::<String>();
+            let url = url.to_owned();
+            std::thread::spawn(move || {
+                let admin = server::db::pg::PgPool::connect(&url, 1).expect("dropper connects");
+                for name in receive {
+                    let dropped = admin.get().and_then(|c| {
+                        c.execute_batch(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                    });
+                    if let Err(e) = dropped {
+                        eprintln!("drop test database {name}: {}", e.message());
+                    }
+                }
+            });
+            Mutex::new(send)
+        })
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .extend(kept);
+        .clone();
+    let name = name.to_owned();
+    store.on_close(move || {
+        // The receiver lives as long as the process; a send cannot fail before exit.
+        let _ = sender.send(name);
+    });
+}
+
+/// On a PostgreSQL run, a test's database goes away once its store (every clone) is
+/// dropped, or thousands of tests fill the disk.
+#[test]
+fn a_test_database_is_dropped_with_its_store() {
+    let Some(url) = pg_url() else {
+        println!("skipped: no RUNLENS_TEST_DATABASE_URL");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, name) = open_db(dir.path());
+    let name = name.expect("a database name");
+    let app = server::app(
+        server::AppState::new(store.clone()),
+        &server::StaticConfig::default(),
+    );
+    let admin = server::db::pg::PgPool::connect(&url, 1).expect("admin");
+    let exists = || {
+        admin
+            .get()
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM pg_database WHERE datname = ?1",
+                    server::db::params![name],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .expect("query")
+            > 0
+    };
+    assert!(exists());
+    drop((store, app));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{name} still exists 10 s after its store was dropped"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -110,6 +110,8 @@ pub struct Template {
     own: Vec<(&'static str, String)>,
     /// More ids that case templates name as `{name}` (artifact and model fixtures).
     pub extra: Vec<(&'static str, String)>,
+    /// One copy shared by the cells that only read (see [`Template::shared`]).
+    shared: std::sync::OnceLock<(tempfile::TempDir, Router)>,
 }
 
 impl Template {
@@ -129,6 +131,7 @@ impl Template {
             tokens,
             own: Vec::new(),
             extra: Vec::new(),
+            shared: std::sync::OnceLock::new(),
         };
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
         t.exp = t.seed(&app).await;
@@ -227,6 +230,12 @@ impl Template {
     pub fn copy(&self) -> (tempfile::TempDir, Router) {
         let (dir, app, _) = self.copy_with_store();
         (dir, app)
+    }
+
+    /// One copy of the fixture for the cells that change nothing (reads, refused writes):
+    /// copying per cell costs a database per cell on PostgreSQL.
+    pub fn shared(&self) -> Router {
+        self.shared.get_or_init(|| self.copy()).1.clone()
     }
 
     /// [`Template::copy`] with the copy's store.

@@ -143,7 +143,16 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
         _ => uri,
     };
     let body = c.body.map(fill);
-    let (_dir, app) = t.copy();
+    // Only a write that is allowed changes the fixture: it gets a copy of its own. Reads
+    // and refused writes share one copy (a refused write that changed it anyway would
+    // show up in the cells after it).
+    let (_dir, app) = match c.send != "GET" && allowed(c.rule, who) {
+        true => {
+            let (dir, app) = t.copy();
+            (Some(dir), app)
+        }
+        false => (None, t.shared()),
+    };
     let token = t.token(who);
     let (status, v) = send(&app, c.send, &uri, body, token.as_deref()).await;
     let ctx = format!("{} {uri} as {who:?} -> {status}", c.send);

@@ -12,13 +12,14 @@ use serde_json::{json, Value};
 use crate::logs_api::LiveServer;
 
 /// Events of an open live stream.
-struct Live {
+pub struct Live {
     resp: reqwest::Response,
     buf: String,
 }
 
 impl Live {
-    async fn open(s: &LiveServer, token: &str, path: &str) -> Live {
+    /// Opens the live stream at `path` as `token` (asserts a 200 event stream).
+    pub async fn open(s: &LiveServer, token: &str, path: &str) -> Live {
         let resp = s.send(token, "GET", path, None).await;
         assert_eq!(resp.status().as_u16(), 200, "{path}");
         let ctype = resp.headers()["content-type"].to_str().unwrap().to_owned();
@@ -31,7 +32,7 @@ impl Live {
 
     /// The next event `(event, data)` within `limit` (comments skipped); `None` when the
     /// time is up or the stream ended.
-    async fn next(&mut self, limit: Duration) -> Option<(String, String)> {
+    pub async fn next(&mut self, limit: Duration) -> Option<(String, String)> {
         let deadline = Instant::now() + limit;
         loop {
             if let Some(end) = self.buf.find("\n\n") {
@@ -59,7 +60,7 @@ impl Live {
 
     /// Updates until `done` holds for everything received so far (within `limit`); the
     /// updates and their raw data.
-    async fn until(
+    pub async fn until(
         &mut self,
         limit: Duration,
         done: impl Fn(&[LiveUpdate]) -> bool,
@@ -94,7 +95,8 @@ impl Live {
     }
 }
 
-async fn experiment(s: &LiveServer, name: &str) -> String {
+/// Creates the experiment `name`; its id.
+pub async fn experiment(s: &LiveServer, name: &str) -> String {
     s.ok(
         &s.admin,
         "POST",
@@ -107,7 +109,8 @@ async fn experiment(s: &LiveServer, name: &str) -> String {
         .to_owned()
 }
 
-async fn run(s: &LiveServer, exp: &str, name: &str) -> String {
+/// Creates a run `name` in `exp`; its id.
+pub async fn run(s: &LiveServer, exp: &str, name: &str) -> String {
     s.ok(
         &s.admin,
         "POST",
@@ -120,7 +123,8 @@ async fn run(s: &LiveServer, exp: &str, name: &str) -> String {
         .to_owned()
 }
 
-async fn mlflow(s: &LiveServer, path: &str, body: Value) {
+/// Posts `body` to the MLflow API's `path` as the administrator (asserts a 200).
+pub async fn mlflow(s: &LiveServer, path: &str, body: Value) {
     s.ok(
         &s.admin,
         "POST",
@@ -130,14 +134,16 @@ async fn mlflow(s: &LiveServer, path: &str, body: Value) {
     .await;
 }
 
-fn batch(run: &str, key: &str, steps: std::ops::Range<i64>) -> Value {
+/// A log-batch body of `key` at `steps`.
+pub fn batch(run: &str, key: &str, steps: std::ops::Range<i64>) -> Value {
     let metrics: Vec<Value> = steps
         .map(|i| json!({"key": key, "value": i as f64 * 0.5, "timestamp": 1_000 + i, "step": i}))
         .collect();
     json!({"run_id": run, "metrics": metrics})
 }
 
-fn points_of<'a>(updates: &'a [LiveUpdate], run: &'a str) -> impl Iterator<Item = i64> + 'a {
+/// The steps of `run`'s points in `updates`.
+pub fn points_of<'a>(updates: &'a [LiveUpdate], run: &'a str) -> impl Iterator<Item = i64> + 'a {
     updates
         .iter()
         .flat_map(|u| &u.series)

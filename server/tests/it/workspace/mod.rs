@@ -5,7 +5,7 @@
 
 mod can_edit;
 mod csv_export;
-mod live;
+pub mod live;
 mod run_pages;
 mod series;
 

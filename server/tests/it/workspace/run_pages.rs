@@ -282,6 +282,6 @@ async fn column_keys_are_backfilled_by_the_migration() {
             Ok(())
         })
         .expect("downgrade");
-    server::Store::open(app.dir()).expect("reopen migrates");
+    app.reopen().expect("reopen migrates");
     assert_eq!(column_keys(&app, &exp).await, expected);
 }
