@@ -111,7 +111,7 @@ pub struct Template {
     /// More ids that case templates name as `{name}` (artifact and model fixtures).
     pub extra: Vec<(&'static str, String)>,
     /// One copy shared by the cells that only read (see [`Template::shared`]).
-    shared: std::sync::OnceLock<(tempfile::TempDir, Router)>,
+    shared: std::sync::OnceLock<(tempfile::TempDir, Router, Store)>,
 }
 
 impl Template {
@@ -235,7 +235,13 @@ impl Template {
     /// One copy of the fixture for the cells that change nothing (reads, refused writes):
     /// copying per cell costs a database per cell on PostgreSQL.
     pub fn shared(&self) -> Router {
-        self.shared.get_or_init(|| self.copy()).1.clone()
+        self.shared_with_store().0
+    }
+
+    /// [`Template::shared`] with its store.
+    pub fn shared_with_store(&self) -> (Router, Store) {
+        let (_, app, store) = self.shared.get_or_init(|| self.copy_with_store());
+        (app.clone(), store.clone())
     }
 
     /// [`Template::copy`] with the copy's store.

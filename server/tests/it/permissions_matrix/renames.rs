@@ -204,7 +204,19 @@ async fn renames_and_moves_follow_the_creation_and_level_rules() {
                 cells += 1;
                 let me = who.username().unwrap_or("nobody");
                 let new_name = target_name(target, me);
-                let (_dir, app, store) = t.copy_with_store();
+                let want = expected(who, source, target);
+                // Only a rename that should happen changes the fixture: it gets a copy of
+                // its own; a refused one would show on the shared copy as a changed name.
+                let (_dir, app, store) = match want {
+                    Expect::Renamed => {
+                        let (dir, app, store) = t.copy_with_store();
+                        (Some(dir), app, store)
+                    }
+                    _ => {
+                        let (app, store) = t.shared_with_store();
+                        (None, app, store)
+                    }
+                };
                 let before = name_of(&t, &app, &id).await;
                 let body = serde_json::json!({"experiment_id": id, "new_name": new_name});
                 let (status, v) = send(
@@ -215,7 +227,6 @@ async fn renames_and_moves_follow_the_creation_and_level_rules() {
                     t.token(who).as_deref(),
                 )
                 .await;
-                let want = expected(who, source, target);
                 let ctx = format!("{who:?} renames {source:?} ({before}) to {new_name}: want {want:?}, got {status} {v}");
                 let ok = match want {
                     Expect::Renamed => status == StatusCode::OK,
