@@ -44,7 +44,7 @@ fn ranges_per_statement(d: Dialect) -> usize {
 /// What a block of the walk becomes.
 enum Piece {
     /// All its points lie in one column: its summary stands in for them.
-    Summary(Block),
+    Summary(Box<Block>),
     /// Its points with steps in `lo..=hi` are read and reduced one by one.
     Points(i64, i64),
 }
@@ -68,7 +68,7 @@ pub(super) fn reduce(
         for (b, s) in blocks {
             match place.of(level, &s) {
                 Placed::Skip => {}
-                Placed::Summary => pieces.push((s.steps.0, Piece::Summary(s))),
+                Placed::Summary => pieces.push((s.steps.0, Piece::Summary(Box::new(s)))),
                 Placed::Points(lo, hi) => pieces.push((lo, Piece::Points(lo, hi))),
                 Placed::Refine => {
                     let first = b << LEVEL_STEP;
