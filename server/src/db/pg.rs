@@ -113,9 +113,15 @@ impl PgPool {
     pub fn get(&self) -> Result<super::Conn> {
         let pool = self.pool.clone();
         let rt = self.runtime();
-        let client = wait(rt.spawn(async move { pool.get().await }))
-            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
-            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
+        // `unconstrained`: polled from a thread that may be inside another runtime's task
+        // (a `#[tokio::test]`, start-up), the join handle must not draw on that task's
+        // cooperative budget. Once the budget is spent tokio defers the wake-up to that
+        // runtime, which this blocked thread never lets run: the call would hang.
+        let client = wait(tokio::task::unconstrained(
+            rt.spawn(async move { pool.get().await }),
+        ))
+        .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
+        .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
         Ok(super::Conn::from_pg(PgConn { client }))
     }
 

@@ -171,3 +171,32 @@ fn a_test_database_is_dropped_with_its_store() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Store calls from inside a tokio task that never yields (a `#[tokio::test]` body, the
+/// demo's ticks) must not hang on PostgreSQL: the pool's join handle used to draw on that
+/// task's cooperative budget, and after 128 calls the wake-up was deferred to a runtime
+/// the blocked thread never let run.
+#[test]
+fn many_store_calls_inside_a_tokio_task_do_not_hang() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open_store(dir.path());
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            for _ in 0..500 {
+                store
+                    .blocking(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
+                    .expect("select");
+            }
+        });
+        let _ = done.send(());
+    });
+    assert!(
+        finished.recv_timeout(Duration::from_secs(60)).is_ok(),
+        "500 store calls inside one tokio task did not finish in 60 s"
+    );
+}
