@@ -26,6 +26,7 @@ use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
 use super::downsample::{Reduced, Viewport, M4};
 use crate::store::sql::{json_array, json_int_list};
+use crate::tracking::model::from_stored;
 use crate::Error;
 use api_types as json;
 
@@ -200,12 +201,10 @@ pub(super) fn read_ranges(
         let mut stmt = c.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(args))?;
         while let Some(r) = rows.next()? {
-            let nan: bool = r.get(2)?;
-            let value: f64 = r.get(3)?;
             out.push(json::SeriesPoint {
                 step: r.get(0)?,
                 timestamp: r.get(1)?,
-                value: json::F64(if nan { f64::NAN } else { value }),
+                value: json::F64(from_stored(r.get(2)?, r.get(3)?)),
             });
         }
     }
