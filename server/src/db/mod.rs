@@ -30,7 +30,7 @@ pub use pool::{Pool, Pooled};
 pub use error::{DbError, Result};
 pub use params::{params_from_iter, Params, ParamsFromIter};
 pub use stmt::{ColumnIndex, MappedRows, Row, Rows, Stmt};
-pub use tx::{Behavior, Transaction};
+pub use tx::{run_lock_key, Behavior, Transaction};
 pub use value::{FromValue, ToValue, Value, ValueRef};
 
 /// `params![a, b, c]`: the statement's parameters `?1, ?2, ?3`, each anything that is
@@ -156,6 +156,12 @@ impl Conn {
     /// Starts a transaction (see [`Behavior`]); it rolls back when dropped uncommitted.
     pub fn transaction(&self, behavior: Behavior) -> Result<Transaction<'_>> {
         Transaction::begin(self, behavior)
+    }
+
+    /// Starts a write transaction that changes only the rows of the runs whose
+    /// [`run_lock_key`]s are `keys` (see [`Transaction::begin_for_runs`]).
+    pub fn transaction_for_runs(&self, keys: &[i32]) -> Result<Transaction<'_>> {
+        Transaction::begin_for_runs(self, keys)
     }
 
     /// The database file, for a file-backed database.

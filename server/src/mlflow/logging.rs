@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::fields::Fields;
 use super::request::Msg;
-use super::write;
+use super::{write, write_run};
 use crate::auth::Caller;
 use crate::error::MlflowError;
 use crate::live::BatchWatch;
@@ -52,7 +52,8 @@ fn metric(f: &Fields) -> Result<(Metric, Option<MetricLink>), Error> {
 
 async fn log(s: AppState, run_id: String, batch: Batch, single: bool) -> Reply {
     let watch = BatchWatch::of(&s.live, &batch.metrics, &batch.tags);
-    let events = write(&s, move |c| {
+    let run = run_id.clone();
+    let events = write_run(&s, &run, move |c| {
         log_batch::log_batch(c, &run_id, batch, single)?;
         Ok(watch.map(|w| w.events(c, &run_id)).unwrap_or_default())
     })
@@ -73,6 +74,9 @@ async fn log_linked(
     single: bool,
     links: Vec<MetricLink>,
 ) -> Reply {
+    if links.is_empty() {
+        return log(s, run_id, batch, single).await;
+    }
     let watch = BatchWatch::of(&s.live, &batch.metrics, &batch.tags);
     let events = write(&s, move |c| {
         let mut checked = std::collections::HashSet::new();
@@ -137,7 +141,8 @@ pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let key = f.req_str("key")?;
-    write(&s, move |c| log_batch::delete_tag(c, &run_id, &key)).await?;
+    let run = run_id.clone();
+    write_run(&s, &run, move |c| log_batch::delete_tag(c, &run_id, &key)).await?;
     Ok(Json(json!({})))
 }
 

@@ -199,6 +199,16 @@ where
     s.store.call_write(f).await
 }
 
+/// [`write`] for a write that changes only rows of the run `run_id` (see
+/// [`crate::store::Store::call_write_run`]).
+async fn write_run<T, F>(s: &AppState, run_id: &str, f: F) -> Result<T, Error>
+where
+    T: Send + 'static,
+    F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
+{
+    s.store.call_write_run(run_id, f).await
+}
+
 /// Runs `f` in one read transaction on the blocking pool.
 async fn read<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where

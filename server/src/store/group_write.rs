@@ -1,5 +1,5 @@
 //! Fair writes with group commit: the MLflow API's writes queue here in arrival order, and
-//! whoever holds the write turn runs every write queued so far in ONE transaction (one
+//! whoever holds a write turn runs every write queued so far in ONE transaction (one
 //! disk sync for all of them), each inside a savepoint of its own, so a write that fails
 //! is undone alone and the others still commit. Each caller gets its own result only
 //! after that commit (`synchronous = FULL`), so an acknowledged write survives a crash.
@@ -9,10 +9,16 @@
 //! (docs/BENCHMARKS.md, "Concurrent ingest"). Waiting for the turn costs no pooled
 //! connection (only the turn holder has one), so readers are not starved by queued
 //! writers. Writes from other processes (the CLI) still meet SQLite's busy timeout.
+//!
+//! SQLite has one writer, so there is one turn. PostgreSQL takes several writers at once:
+//! there are [`PG_TURNS`] turns, and a group whose writes each name the one run they
+//! change locks only those runs ([`crate::db::Conn::transaction_for_runs`]), so groups of
+//! different runs commit side by side, on this replica and on the others. A group with a
+//! write that names no run locks the whole database, as on SQLite.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::db::Conn;
 
@@ -20,6 +26,9 @@ use crate::error::Error;
 
 /// Most writes in one group: bounds one transaction's length; the rest wait for the next.
 const MAX_GROUP: usize = 256;
+
+/// Write turns on PostgreSQL: groups of one process that may commit at once.
+pub const PG_TURNS: usize = 4;
 
 /// What a queued write leaves after running: whether it succeeded (its savepoint is kept),
 /// and what delivers its result once the group's commit is known.
@@ -32,11 +41,27 @@ type Job = Box<dyn FnOnce(Result<&Conn, String>) -> Ran + Send>;
 /// Where a write's result lands (filled by whoever ran its group).
 type Slot<T> = Arc<Mutex<Option<Result<T, Error>>>>;
 
-/// The queue of writes and the turn to run them (see the module doc).
-#[derive(Default)]
+/// A write in the queue, with the lock key of the one run it changes (None: it may
+/// change anything).
+struct Queued {
+    run: Option<i32>,
+    job: Job,
+}
+
+/// The queue of writes and the turns to run them (see the module doc).
 pub struct GroupWriter {
-    queue: Mutex<VecDeque<Job>>,
-    turn: Mutex<()>,
+    queue: Mutex<VecDeque<Queued>>,
+    /// Turns free now.
+    turns: Mutex<usize>,
+    /// Signalled when a turn is given back, after its group's results were delivered.
+    freed: Condvar,
+}
+
+impl Default for GroupWriter {
+    /// One turn: SQLite's single writer.
+    fn default() -> Self {
+        GroupWriter::new(1)
+    }
 }
 
 /// Locks `m`, also after a panic elsewhere (the data is a queue or a slot: still valid).
@@ -45,11 +70,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl GroupWriter {
+    /// A writer whose groups may commit `turns` at a time (at least one).
+    pub fn new(turns: usize) -> Self {
+        GroupWriter {
+            queue: Mutex::default(),
+            turns: Mutex::new(turns.max(1)),
+            freed: Condvar::new(),
+        }
+    }
+
     /// Runs `f` in a write transaction, grouped with the writes queued beside it; blocks
-    /// until the group has committed. `conn` gives the turn holder a connection.
+    /// until the group has committed. `conn` gives the turn holder a connection. `run`
+    /// names the one run `f` changes, when it changes only that run's rows (its params,
+    /// tags and metrics); `None` when it may change anything.
     pub fn write<T, F>(
         &self,
         conn: impl FnOnce() -> Result<crate::db::Pooled, Error>,
+        run: Option<&str>,
         f: F,
     ) -> Result<T, Error>
     where
@@ -59,7 +96,12 @@ impl GroupWriter {
         let slot: Slot<T> = Arc::default();
         let landing = Arc::clone(&slot);
         let job: Job = Box::new(move |c: Result<&Conn, String>| {
-            let out = c.map_err(Error::Internal).and_then(f);
+            let out = c.map_err(Error::Internal).and_then(|c| {
+                catch_unwind(AssertUnwindSafe(|| f(c))).unwrap_or_else(|_| {
+                    tracing::error!("a write panicked; it was rolled back");
+                    Err(Error::Internal("the write was lost: it panicked".into()))
+                })
+            });
             let ok = out.is_ok();
             let finish: Finish = Box::new(move |commit| {
                 let result = match (out, commit) {
@@ -71,75 +113,98 @@ impl GroupWriter {
             });
             (ok, finish)
         });
-        lock(&self.queue).push_back(job);
-        let _turn = lock(&self.turn);
-        if let Some(done) = lock(&slot).take() {
-            return done; // run and committed by an earlier turn holder's group
+        let run = run.map(crate::db::run_lock_key);
+        lock(&self.queue).push_back(Queued { run, job });
+        {
+            let mut free = lock(&self.turns);
+            loop {
+                if let Some(done) = lock(&slot).take() {
+                    return done; // run and committed in another turn's group
+                }
+                if *free > 0 {
+                    break;
+                }
+                free = self
+                    .freed
+                    .wait(free)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            *free -= 1;
         }
-        let jobs: Vec<Job> = {
+        let jobs: Vec<Queued> = {
             let mut q = lock(&self.queue);
             let n = q.len().min(MAX_GROUP);
             q.drain(..n).collect()
         };
-        match conn() {
-            Ok(mut c) => run_group(&mut c, jobs),
-            Err(e) => {
-                let why = match e {
-                    Error::Internal(m) => m,
-                    other => other.to_string(),
-                };
-                fail_all(jobs, &why)
+        if !jobs.is_empty() {
+            match conn() {
+                Ok(mut c) => run_group(&mut c, jobs),
+                Err(e) => {
+                    let why = match e {
+                        Error::Internal(m) => m,
+                        other => other.to_string(),
+                    };
+                    fail_all(jobs, &why)
+                }
             }
         }
-        let done = lock(&slot).take();
-        done.unwrap_or_else(|| {
-            Err(Error::Internal(
-                "the write was lost by a failed group".into(),
-            ))
-        })
+        // Give the turn back; this write may be in a group still running on another turn.
+        let mut free = lock(&self.turns);
+        *free += 1;
+        self.freed.notify_all();
+        loop {
+            if let Some(done) = lock(&slot).take() {
+                return done;
+            }
+            free = self
+                .freed
+                .wait(free)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
     }
 }
 
 /// Tells every caller of `jobs` that its write did not happen, and why.
-fn fail_all(jobs: Vec<Job>, why: &str) {
+fn fail_all(jobs: Vec<Queued>, why: &str) {
     tracing::warn!("database write failed: {why}");
-    for job in jobs {
-        let (_, finish) = job(Err(why.to_owned()));
+    for q in jobs {
+        let (_, finish) = (q.job)(Err(why.to_owned()));
         finish(Ok(()));
     }
 }
 
-/// Runs `jobs` in one IMMEDIATE transaction, each in a savepoint, commits, and delivers
-/// every result. A job that panics is rolled back and its caller gets "lost".
-fn run_group(conn: &mut Conn, jobs: Vec<Job>) {
-    let tx = match conn.transaction(crate::db::Behavior::Immediate) {
+/// Runs `jobs` in one write transaction, each in a savepoint, commits, and delivers
+/// every result (a job that panicked failed, and is rolled back). When every
+/// job names its run, the transaction locks only those runs.
+fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
+    let runs: Option<Vec<i32>> = jobs.iter().map(|q| q.run).collect();
+    let tx = match &runs {
+        Some(keys) => conn.transaction_for_runs(keys),
+        None => conn.transaction(crate::db::Behavior::Immediate),
+    };
+    let tx = match tx {
         Ok(tx) => tx,
         Err(e) => return fail_all(jobs, &format!("database write: {e}")),
     };
     let mut finishes: Vec<Finish> = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    for Queued { job, .. } in jobs {
         if let Err(e) = tx.execute_batch("SAVEPOINT group_write") {
             let (_, finish) = job(Err(format!("database write: {e}")));
             finishes.push(finish);
             continue;
         }
-        let ran = catch_unwind(AssertUnwindSafe(|| job(Ok(&tx))));
-        let keep = matches!(ran, Ok((true, _)));
+        let (keep, finish) = job(Ok(&tx));
         let undo = if keep {
             "RELEASE group_write"
         } else {
             "ROLLBACK TO group_write; RELEASE group_write"
         };
-        let undone = tx.execute_batch(undo);
-        match ran {
-            Ok((_, finish)) => match undone {
-                Ok(()) => finishes.push(finish),
-                Err(e) => {
-                    let m = format!("database write: {e}");
-                    finishes.push(Box::new(move |_| finish(Err(m))));
-                }
-            },
-            Err(_) => tracing::error!("a write panicked; it was rolled back"),
+        match tx.execute_batch(undo) {
+            Ok(()) => finishes.push(finish),
+            Err(e) => {
+                let m = format!("database write: {e}");
+                finishes.push(Box::new(move |_| finish(Err(m))));
+            }
         }
     }
     let commit = tx.commit().map_err(|e| format!("database commit: {e}"));
@@ -175,6 +240,7 @@ mod tests {
         let pool = store.pool.clone();
         writer.write(
             move || pool.get().map_err(|e| Error::Internal(e.to_string())),
+            None,
             move |c| {
                 c.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", params![k, how])?;
                 match how {
@@ -203,7 +269,7 @@ mod tests {
     fn a_group_commits_all_but_the_failed_writes() {
         let (_dir, store) = store();
         let writer = std::sync::Arc::new(GroupWriter::default());
-        let turn = lock(&writer.turn);
+        *lock(&writer.turns) = 0; // hold the only turn
         let started = std::sync::Arc::new(AtomicUsize::new(0));
         let hows = ["ok", "fail", "ok", "panic", "ok"];
         let handles: Vec<_> = hows
@@ -221,7 +287,8 @@ mod tests {
         while lock(&writer.queue).len() < hows.len() {
             thread::sleep(Duration::from_millis(5));
         }
-        drop(turn);
+        *lock(&writer.turns) = 1;
+        writer.freed.notify_all();
         let results: Vec<Result<i64, Error>> =
             handles.into_iter().map(|h| h.join().unwrap()).collect();
         assert_eq!(results[0].as_ref().unwrap(), &0);
@@ -233,11 +300,19 @@ mod tests {
         assert!(lock(&writer.queue).is_empty());
     }
 
-    /// Many writers at once: every write commits exactly once, in some group.
+    /// Many writers at once: every write commits exactly once, in some group, with one
+    /// turn and with several (groups then wait for SQLite's lock, as they would for
+    /// PostgreSQL's run locks, while their writers wait for results another turn delivers).
     #[test]
     fn concurrent_writes_all_commit() {
+        for turns in [1, 4] {
+            concurrent_writes_all_commit_with(turns);
+        }
+    }
+
+    fn concurrent_writes_all_commit_with(turns: usize) {
         let (_dir, store) = store();
-        let writer = std::sync::Arc::new(GroupWriter::default());
+        let writer = std::sync::Arc::new(GroupWriter::new(turns));
         let handles: Vec<_> = (0..16)
             .map(|t| {
                 let (store, writer) = (store.clone(), writer.clone());
@@ -262,6 +337,7 @@ mod tests {
         let writer = GroupWriter::default();
         let r: Result<i64, Error> = writer.write(
             || Err(Error::Internal("database pool: timed out".into())),
+            None,
             |_| Ok(1),
         );
         assert!(matches!(r, Err(Error::Internal(m)) if m.contains("timed out")));

@@ -143,7 +143,7 @@ impl Store {
             pool: crate::db::Pool::Pg(pool),
             files: Some(dir.to_path_buf()),
             logs,
-            writes: Arc::default(),
+            writes: Arc::new(GroupWriter::new(group_write::PG_TURNS)),
         })
     }
 
@@ -201,6 +201,25 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
     {
+        self.write_on_turn(None, f).await
+    }
+
+    /// [`Store::call_write`] for a write that changes only rows of the run `run_id` (its
+    /// params, tags, metrics, and the experiment's column keys): on PostgreSQL it locks
+    /// only that run, so writes to different runs commit at once, on every replica.
+    pub async fn call_write_run<T, F>(&self, run_id: &str, f: F) -> Result<T, Error>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
+    {
+        self.write_on_turn(Some(run_id.to_owned()), f).await
+    }
+
+    async fn write_on_turn<T, F>(&self, run: Option<String>, f: F) -> Result<T, Error>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, Error> + Send + 'static,
+    {
         let store = self.clone();
         tokio::task::spawn_blocking(move || {
             let pool = &store.pool;
@@ -209,6 +228,7 @@ impl Store {
                     pool.get()
                         .map_err(|e| Error::Internal(format!("database pool: {e}")))
                 },
+                run.as_deref(),
                 f,
             )
         })

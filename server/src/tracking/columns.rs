@@ -4,7 +4,7 @@
 //! every run's rows. Keys are only ever added: a deleted tag or run leaves its key listed
 //! (as MLflow's UI does); its column then shows empty cells.
 
-use crate::db::{params, Conn};
+use crate::db::{params, Conn, Dialect};
 
 use crate::Error;
 
@@ -30,8 +30,31 @@ impl ColumnKind {
     }
 }
 
+/// PostgreSQL: the lock under which new column keys are inserted (see [`note_key`]); a
+/// key space of its own ("rlco" in ASCII).
+const NEW_KEYS_LOCK: &str = "SELECT pg_advisory_xact_lock(1919705967, 0)";
+
 /// Records `key` as a column of run `run_id`'s experiment (nothing when it is already one).
 pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Result<(), Error> {
+    // Look before inserting: a known key, the usual case, takes no lock at all.
+    let known = conn
+        .prepare_cached(
+            "SELECT 1 FROM experiment_columns
+             WHERE experiment_id = (SELECT experiment_id FROM runs WHERE run_uuid = ?1)
+               AND kind = ?2 AND key = ?3",
+        )?
+        .exists(params![run_id, kind.as_str(), key])?;
+    if known {
+        return Ok(());
+    }
+    if conn.dialect() == Dialect::Postgres {
+        // Writes to different runs of one experiment commit at once on PostgreSQL; two of
+        // them inserting the same new keys in opposite orders would wait on each other (a
+        // deadlock, which PostgreSQL breaks by failing one). New keys are therefore added
+        // one writer at a time, under a lock taken after the runs' locks and held to the
+        // commit: the holder waits for nobody, so no cycle can form.
+        conn.execute_batch(NEW_KEYS_LOCK)?;
+    }
     conn.prepare_cached(
         "INSERT INTO experiment_columns (experiment_id, kind, key)
          SELECT experiment_id, ?2, ?3 FROM runs WHERE run_uuid = ?1
