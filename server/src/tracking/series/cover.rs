@@ -34,11 +34,12 @@ use api_types as json;
 const FEW_POINTS: u64 = 1 << MIN_LEVEL;
 
 /// Point ranges read by one statement: one on SQLite (a statement costs a function call,
-/// and one range keeps the plan a plain index range), many on PostgreSQL.
+/// and one range keeps the plan a plain index range), many on PostgreSQL, where each
+/// statement is a round trip and the ranges are joined as a list ([`read_ranges`]).
 fn ranges_per_statement(d: Dialect) -> usize {
     match d {
         Dialect::Sqlite => 1,
-        Dialect::Postgres => 64,
+        Dialect::Postgres => 1024,
     }
 }
 
@@ -152,61 +153,151 @@ impl Place {
     }
 }
 
-/// The blocks `wanted` of `level` that exist, in block order, with one statement.
+/// The blocks `wanted` (ascending) of `level` that exist, in block order, with one
+/// statement.
+///
+/// On PostgreSQL the wanted blocks go in as runs of consecutive numbers (a refined
+/// block's children are four in a row) joined to the index one range at a time: with
+/// `block IN (list)` its generic plan read every block of the level and kept the wanted
+/// ones (measured: 44 ms for 4,000 of 15,625 blocks at 1M points, ten times that at 10M).
+/// The LIMIT (a run holds at most that many blocks) keeps the range's lookup a subquery
+/// of its own, an index range scan per run: without it, the generic plan a prepared
+/// statement gets after five runs joined the ranges to every block of the level (1.4 s).
 fn read_blocks(c: &Conn, sid: i64, level: u32, wanted: &[i64]) -> Result<Vec<(i64, Block)>, Error> {
-    let sql = format!(
-        "SELECT block, {} FROM metric_blocks
-          WHERE series_id = ?1 AND level = ?2 AND block IN {} ORDER BY block",
-        blocks::COLUMNS,
-        json_int_list(c.dialect(), "?3")
-    );
+    let d = c.dialect();
+    let (sql, lists) = match d {
+        Dialect::Sqlite => (
+            format!(
+                "SELECT block, {} FROM metric_blocks
+                  WHERE series_id = ?1 AND level = ?2 AND block IN {} ORDER BY block",
+                blocks::COLUMNS,
+                json_int_list(d, "?3")
+            ),
+            vec![json_array(wanted)?],
+        ),
+        Dialect::Postgres => {
+            let runs = runs_of(wanted);
+            let los: Vec<i64> = runs.iter().map(|r| r.0).collect();
+            let his: Vec<i64> = runs.iter().map(|r| r.1).collect();
+            (
+                format!(
+                    "SELECT b.* FROM unnest(ARRAY{}, ARRAY{}) AS r(lo, hi)
+                       CROSS JOIN LATERAL (
+                         SELECT block, {} FROM metric_blocks
+                          WHERE series_id = ?1 AND level = ?2 AND block BETWEEN r.lo AND r.hi
+                          LIMIT r.hi - r.lo + 1
+                       ) AS b",
+                    json_int_list(d, "?3"),
+                    json_int_list(d, "?4"),
+                    blocks::COLUMNS
+                ),
+                vec![json_array(&los)?, json_array(&his)?],
+            )
+        }
+    };
+    let mut args = vec![Value::Integer(sid), Value::Integer(i64::from(level))];
+    args.extend(lists.into_iter().map(Value::Text));
     let mut stmt = c.prepare_cached(&sql)?;
-    let rows = stmt.query_map(
-        params_from_iter([
-            Value::Integer(sid),
-            Value::Integer(i64::from(level)),
-            Value::Text(json_array(wanted)?),
-        ]),
-        |r| Ok((r.get(0)?, blocks::from_row(r, 1)?)),
-    )?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let rows = stmt.query_map(params_from_iter(args), |r| {
+        Ok((r.get(0)?, blocks::from_row(r, 1)?))
+    })?;
+    let mut found: Vec<(i64, Block)> = rows.collect::<Result<_, _>>()?;
+    found.sort_by_key(|(block, _)| *block);
+    Ok(found)
+}
+
+/// Ascending numbers as runs of consecutive ones, `(first, last)`.
+fn runs_of(numbers: &[i64]) -> Vec<(i64, i64)> {
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == n => run.1 = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    runs
 }
 
 /// The points of series `sid` in the step ranges `ranges` (disjoint, ascending), in
 /// reading order (step, timestamp, is_nan, value), `per` ranges a statement.
+///
+/// Several ranges go in as two lists (their starts and their ends) that the statement
+/// joins to the points' index, one index range scan each: measured on PostgreSQL, 64
+/// ranges written as `step BETWEEN … OR …` took 12 ms (a bitmap of all of them, then a
+/// parallel sort), the join of 1,000 ranges 22 ms. The rows come back range by range, in
+/// index order; they are sorted here all the same (a stable sort of sorted runs is one
+/// pass), since SQL promises no order without ORDER BY, and sorting there cost more.
 pub(super) fn read_ranges(
     c: &Conn,
     sid: i64,
     ranges: &[(i64, i64)],
     per: usize,
 ) -> Result<Vec<json::SeriesPoint>, Error> {
-    let mut out = Vec::new();
+    let mut stored: Vec<(i64, i64, bool, f64)> = Vec::new();
     for batch in ranges.chunks(per.max(1)) {
-        let sql = match batch.len() {
-            1 => POINTS_BY_STEP.to_owned(),
-            n => format!(
-                "SELECT step, timestamp, is_nan, value FROM metric_points
-                  WHERE series_id = ?1 AND ({})
-                  ORDER BY step, timestamp, is_nan, value",
-                (0..n)
-                    .map(|i| format!("step BETWEEN ?{} AND ?{}", 2 + 2 * i, 3 + 2 * i))
-                    .collect::<Vec<_>>()
-                    .join(" OR ")
+        let (sql, args) = match batch {
+            [(lo, hi)] => (
+                POINTS_BY_STEP.to_owned(),
+                vec![
+                    Value::Integer(sid),
+                    Value::Integer(*lo),
+                    Value::Integer(*hi),
+                ],
             ),
+            _ => {
+                let sql = points_in_ranges(c.dialect());
+                let los: Vec<i64> = batch.iter().map(|r| r.0).collect();
+                let his: Vec<i64> = batch.iter().map(|r| r.1).collect();
+                let args = vec![
+                    Value::Integer(sid),
+                    Value::Text(json_array(&los)?),
+                    Value::Text(json_array(&his)?),
+                ];
+                (sql, args)
+            }
         };
-        let mut args = vec![Value::Integer(sid)];
-        for &(lo, hi) in batch {
-            args.extend([Value::Integer(lo), Value::Integer(hi)]);
-        }
         let mut stmt = c.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(args))?;
         while let Some(r) = rows.next()? {
-            out.push(json::SeriesPoint {
-                step: r.get(0)?,
-                timestamp: r.get(1)?,
-                value: json::F64(from_stored(r.get(2)?, r.get(3)?)),
-            });
+            stored.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
         }
     }
-    Ok(out)
+    stored.sort_by(|a, b| {
+        (a.0, a.1, a.2)
+            .cmp(&(b.0, b.1, b.2))
+            .then(a.3.total_cmp(&b.3))
+    });
+    Ok(stored
+        .into_iter()
+        .map(|(step, timestamp, is_nan, value)| json::SeriesPoint {
+            step,
+            timestamp,
+            value: json::F64(from_stored(is_nan, value)),
+        })
+        .collect())
+}
+
+/// The points of series `?1` with steps in any of the ranges whose starts are the JSON
+/// list `?2` and whose ends are `?3` (paired in order), unordered.
+fn points_in_ranges(d: Dialect) -> String {
+    match d {
+        // A lateral join: one index range scan per range. The LIMIT (no bound in fact)
+        // keeps it so in the generic plan too (see `read_blocks`).
+        Dialect::Postgres => format!(
+            "SELECT p.step, p.timestamp, p.is_nan, p.value
+               FROM unnest(ARRAY{}, ARRAY{}) AS r(lo, hi)
+               CROSS JOIN LATERAL (
+                 SELECT step, timestamp, is_nan, value FROM metric_points
+                  WHERE series_id = ?1 AND step BETWEEN r.lo AND r.hi
+                  LIMIT 9223372036854775807) AS p",
+            json_int_list(d, "?2"),
+            json_int_list(d, "?3")
+        ),
+        // json_each's `key` is the index into either list.
+        Dialect::Sqlite => "SELECT p.step, p.timestamp, p.is_nan, p.value
+               FROM json_each(?2) AS l JOIN json_each(?3) AS h ON h.key = l.key
+               JOIN metric_points AS p
+                 ON p.series_id = ?1 AND p.step BETWEEN l.value AND h.value"
+            .to_owned(),
+    }
 }
