@@ -108,7 +108,9 @@ def runlens(binary: Path, workdir: Path, dist: Path, database_url: str | None = 
     two servers given the same URL, data dir and password are two replicas of one store."""
     port = free_port()
     argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}",
-            "--data-dir", str(data_dir or workdir / "runlens-data"), "--dist", str(dist)]
+            # Absolute: the server runs in `workdir`, where a relative path names nothing
+            # (its pages would never load).
+            "--data-dir", str(data_dir or workdir / "runlens-data"), "--dist", str(Path(dist).resolve())]
     if database_url:
         argv += ["--database-url", database_url]
     env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": admin_password or "bench-" + secrets.token_urlsafe(16)}

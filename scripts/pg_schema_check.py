@@ -18,7 +18,8 @@ uniqueness and partial predicates; triggers (name, table, timing, event). Prints
 difference and exits 1 if there is any, 0 if none, 2 if it could not run.
 
 The schema (runlens_schema_check_<pid>) is dropped at the end unless --keep. Standard library
-only; needs the `psql` client on PATH (or $PSQL). A dev check: a Rust test does the same.
+only; needs the `psql` client on PATH (or $PSQL). `make test` runs it (scripts/test.sh,
+the cargo-test-pg step, before the PostgreSQL test suite).
 
 Deliberate differences, accepted here and listed in the output as notes:
   - run_models.seq: PostgreSQL only, last column, GENERATED ALWAYS AS IDENTITY (stands in

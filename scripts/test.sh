@@ -96,8 +96,12 @@ with_pg() {
 }
 
 # The integration tests, each on a database of its own (tests/it/helpers/store.rs).
+# First the PostgreSQL migrations against the SQLite ones (scripts/pg_schema_check.py: the
+# same tables, columns, keys, indexes and triggers), then the suite.
 run_cargo_test_pg() {
-    RUNLENS_TEST_DATABASE_URL="$PG_URL" cargo test -p server --test it --locked --no-fail-fast
+    psql "$PG_URL" -qc 'CREATE DATABASE schema_check' &&
+        python3 scripts/pg_schema_check.py "${PG_URL%/*}/schema_check" &&
+        RUNLENS_TEST_DATABASE_URL="$PG_URL" cargo test -p server --test it --locked --no-fail-fast
 }
 
 # The conformance suite against a server on PostgreSQL (it inherits RUNLENS_DATABASE_URL).

@@ -254,6 +254,10 @@ impl Store {
 /// (acknowledged) write is on disk before the handler answers, so a crash or kill -9
 /// loses nothing. Room for 64 prepared statements: a log-batch alone runs about 15
 /// distinct ones (points, block summaries, latest values, tags), rusqlite's default.
+/// Reads through a memory map of up to [`MMAP_BYTES`] of the file: a page already in the
+/// OS's cache then costs no system call (an MLflow search of 1,000 runs ordered by a
+/// metric, over an experiment of 100,000, went from 0.38 to 0.24 s, two thirds of the
+/// difference system time). Writes still go through the WAL as before.
 fn configure(c: &Conn) -> crate::db::Result<()> {
     if let Some(s) = c.sqlite() {
         s.busy_timeout(BUSY_TIMEOUT)?;
@@ -263,8 +267,13 @@ fn configure(c: &Conn) -> crate::db::Result<()> {
         "PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;
          PRAGMA cache_size = -32000;",
-    )
+    )?;
+    c.execute_batch(&format!("PRAGMA mmap_size = {MMAP_BYTES};"))
 }
+
+/// The most of the database file a connection reads through a memory map (address space,
+/// not memory: the pages are the OS's file cache, shared by every connection).
+const MMAP_BYTES: u64 = 1 << 30;
 
 /// Creates experiment `0` named `Default` if missing (MLflow clients log there by default).
 fn init_default_experiment(c: &Conn) -> Result<(), Error> {
