@@ -33,6 +33,18 @@ async fn sign_in(s: &LiveServer, user: &str, password: &str) -> (u16, Option<Str
     (r.status().as_u16(), cookie)
 }
 
+/// A server and a replica of it on PostgreSQL; on SQLite none, and the test says it is
+/// skipped and `why`.
+async fn pg_replicas(why: &str) -> Option<(LiveServer, LiveServer)> {
+    if pg_url().is_none() {
+        println!("skipped: {why}");
+        return None;
+    }
+    let a = LiveServer::start().await;
+    let b = a.replica().await;
+    Some((a, b))
+}
+
 fn add_user(s: &LiveServer, name: &str) {
     s.store
         .blocking(|c| users::create_user(c, name, Some(PASSWORD), false))
@@ -131,12 +143,9 @@ fn a_stops(mut a: LiveServer) -> LiveServer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn log_lines_ingested_on_one_replica_wake_followers_on_the_other_at_once() {
-    if pg_url().is_none() {
-        println!("skipped: replicas share live wake-ups on PostgreSQL only");
+    let Some((a, b)) = pg_replicas("replicas share live wake-ups on PostgreSQL only").await else {
         return;
-    }
-    let a = LiveServer::start().await;
-    let b = a.replica().await;
+    };
     let jr = a.job_run("notify", &["n0"], 1).await;
     let path = format!("/api/v1/runs/{}/logs/stream", jr.runs[0]);
     let mut on_b = Events::open(&b, &b.admin, &path, None).await;
@@ -157,12 +166,9 @@ async fn log_lines_ingested_on_one_replica_wake_followers_on_the_other_at_once()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chart_on_one_replica_follows_metrics_logged_on_the_other() {
-    if pg_url().is_none() {
-        println!("skipped: replicas share the live bus on PostgreSQL only");
+    let Some((a, b)) = pg_replicas("replicas share the live bus on PostgreSQL only").await else {
         return;
-    }
-    let a = LiveServer::start().await;
-    let b = a.replica().await;
+    };
     let exp = experiment(&a, "/Users/root/replicated").await;
     let r = run(&a, &exp, "r").await;
     let mut live = Live::open(
@@ -200,12 +206,9 @@ async fn a_chart_on_one_replica_follows_metrics_logged_on_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_retention_purge_runs_once_across_replicas() {
-    if pg_url().is_none() {
-        println!("skipped: one server owns a SQLite data dir");
+    let Some((a, b)) = pg_replicas("one server owns a SQLite data dir").await else {
         return;
-    }
-    let a = LiveServer::start().await;
-    let b = a.replica().await;
+    };
     let now = server::util::now_ms();
     let purge = |s: &LiveServer| {
         s.store
@@ -261,12 +264,9 @@ async fn log_keys(
 /// write that may change anything (the global lock every write took before).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn writes_to_different_runs_commit_side_by_side_on_two_replicas() {
-    if pg_url().is_none() {
-        println!("skipped: SQLite has one writer");
+    let Some((a, b)) = pg_replicas("SQLite has one writer").await else {
         return;
-    }
-    let a = LiveServer::start().await;
-    let b = a.replica().await;
+    };
     let exp = experiment(&a, "/Users/root/side-by-side").await;
     let r1 = run(&a, &exp, "one").await;
     let r2 = run(&a, &exp, "two").await;
