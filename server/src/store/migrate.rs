@@ -5,13 +5,18 @@
 //!
 //! A database made by runlens 0.1.0 (before migrations existed) has the tables but no
 //! `schema_migrations`: it is adopted as version 1, whose statements are idempotent.
-//! Later migrations are plain DDL that runs exactly once. Never edit a released migration;
-//! add the next number.
+//! Later migrations are plain DDL that runs exactly once; one that must rewrite rows in a
+//! way SQL cannot say on both backends has a data step in Rust ([`Migration::data`]), run
+//! right after its statements. Never edit a released migration; add the next number.
 
 use crate::db::{params, Behavior, Conn, Dialect};
 
 use crate::util::now_ms;
 use crate::Error;
+
+/// A migration's data step: rewrites rows on the connection (inside the migration's
+/// transaction); returns how many it wrote.
+pub type DataStep = fn(&Conn) -> Result<u64, Error>;
 
 /// One schema step.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +30,9 @@ pub struct Migration {
     pub sql: &'static str,
     /// The same step for PostgreSQL (`migrations/postgres/`, same number and name).
     pub pg: &'static str,
+    /// A data step in Rust, run after the statements in the same transaction (for what SQL
+    /// cannot do on both backends, such as re-encoding rows); returns the rows it wrote.
+    pub data: Option<DataStep>,
 }
 
 /// Every migration, in order.
@@ -34,48 +42,70 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "initial",
         sql: include_str!("migrations/0001_initial.sql"),
         pg: include_str!("migrations/postgres/0001_initial.sql"),
+        data: None,
     },
     Migration {
         version: 2,
         name: "nodes",
         sql: include_str!("migrations/0002_nodes.sql"),
         pg: include_str!("migrations/postgres/0002_nodes.sql"),
+        data: None,
     },
     Migration {
         version: 3,
         name: "jobs",
         sql: include_str!("migrations/0003_jobs.sql"),
         pg: include_str!("migrations/postgres/0003_jobs.sql"),
+        data: None,
     },
     Migration {
         version: 4,
         name: "models",
         sql: include_str!("migrations/0004_models.sql"),
         pg: include_str!("migrations/postgres/0004_models.sql"),
+        data: None,
     },
     Migration {
         version: 5,
         name: "registry",
         sql: include_str!("migrations/0005_registry.sql"),
         pg: include_str!("migrations/postgres/0005_registry.sql"),
+        data: None,
     },
     Migration {
         version: 6,
         name: "metric_blocks",
         sql: include_str!("migrations/0006_metric_blocks.sql"),
         pg: include_str!("migrations/postgres/0006_metric_blocks.sql"),
+        data: None,
     },
     Migration {
         version: 7,
         name: "experiment_columns",
         sql: include_str!("migrations/0007_experiment_columns.sql"),
         pg: include_str!("migrations/postgres/0007_experiment_columns.sql"),
+        data: None,
     },
     Migration {
         version: 8,
         name: "signin_limits",
         sql: include_str!("migrations/0008_signin_limits.sql"),
         pg: include_str!("migrations/postgres/0008_signin_limits.sql"),
+        data: None,
+    },
+    Migration {
+        version: 9,
+        name: "metric_summaries",
+        sql: include_str!("migrations/0009_metric_summaries.sql"),
+        pg: include_str!("migrations/postgres/0009_metric_summaries.sql"),
+        data: Some(super::repack::repack_blocks),
+    },
+    Migration {
+        version: 10,
+        name: "drop_metric_blocks",
+        sql: include_str!("migrations/0010_drop_metric_blocks.sql"),
+        pg: include_str!("migrations/postgres/0010_drop_metric_blocks.sql"),
+        data: None,
     },
 ];
 
@@ -131,8 +161,7 @@ pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for m in MIGRATIONS.iter().filter(|m| !done.contains(&m.version)) {
-        tx.execute_batch(if pg { m.pg } else { m.sql })
-            .map_err(|e| Error::Internal(format!("migration {} ({}): {e}", m.version, m.name)))?;
+        apply(&tx, m)?;
         tx.execute(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
             params![m.version, m.name, now_ms()],
@@ -147,6 +176,22 @@ pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
         applied,
         adopted,
     })
+}
+
+/// Runs migration `m`'s statements for the connection's backend, then its data step.
+pub fn apply(c: &Conn, m: &Migration) -> Result<(), Error> {
+    let sql = match c.dialect() {
+        Dialect::Postgres => m.pg,
+        Dialect::Sqlite => m.sql,
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        Error::Internal(format!("migration {} ({}): {e}", m.version, m.name))
+    };
+    c.execute_batch(sql).map_err(|e| failed(&e))?;
+    if let Some(data) = m.data {
+        data(c).map_err(|e| failed(&e))?;
+    }
+    Ok(())
 }
 
 /// True when the database has runlens tables but no `schema_migrations` (made by 0.1.0).

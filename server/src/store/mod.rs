@@ -8,6 +8,7 @@ pub mod copy;
 pub mod group_write;
 pub mod meta;
 mod migrate;
+mod repack;
 #[cfg(test)]
 mod tests;
 
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use r2d2::HandleError;
 
 pub use crate::sqlite::{sql, Conn};
-pub use migrate::{migrate, Migration, Outcome, MIGRATIONS};
+pub use migrate::{apply, migrate, Migration, Outcome, MIGRATIONS};
 
 use group_write::GroupWriter;
 

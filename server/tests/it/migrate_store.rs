@@ -265,7 +265,7 @@ async fn a_demo_data_dir_moves_to_postgres_with_nothing_lost() {
     let report = migrate_store(app.dir(), &target.url).expect("migrate-store");
     assert!(rows(&report, "metric_points") > 300_000, "{report:?}");
     assert_eq!(rows(&report, "users"), 4, "root and the demo's three");
-    assert!(rows(&report, "log_chunks") > 0 && rows(&report, "metric_blocks") > 0);
+    assert!(rows(&report, "log_chunks") > 0 && rows(&report, "metric_summaries") > 0);
     for t in &report.tables {
         assert!(t.rows == 0 || t.sampled > 0, "{} was not compared", t.table);
     }
@@ -479,7 +479,7 @@ async fn the_0_1_0_fixture_moves_to_postgres() {
         assert_eq!(rows(&report, table), n, "{table}");
     }
     // The blocks and columns the SQLite migrations derived from 0.1.0's points came along.
-    assert!(rows(&report, "metric_blocks") > 0 && rows(&report, "experiment_columns") > 0);
+    assert!(rows(&report, "metric_summaries") > 0 && rows(&report, "experiment_columns") > 0);
 
     let pg = Store::open_postgres(&target.url, dir.path()).expect("open the copy");
     let api = Api::over(&pg);

@@ -1,4 +1,4 @@
-//! The summary of a block of a series' points (a row of `metric_blocks`): enough to stand
+//! The summary of a block of a series' points (a row of `metric_summaries`): enough to stand
 //! in for the points in the M4 reducer whenever they all fall into one pixel column. Pure:
 //! no SQL here.
 //!
@@ -149,6 +149,124 @@ impl Block {
     }
 }
 
+/// The stored form of a [`Block`] could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("a stored block summary is malformed ({0})")]
+pub struct Malformed(&'static str);
+
+/// The first byte of a summary in [`Block::encode`]'s form. (Migration 9 writes format 1
+/// on its own, `store/repack.rs`: a new format needs a new number and a migration.)
+const FORMAT: u8 = 1;
+
+impl Block {
+    /// The summary as one value (a row of `metric_summaries` holds it in one column: a
+    /// chart reads thousands of them, and one column costs the database far less to hand
+    /// over than the 23 a summary has). Big-endian: a format byte; a byte whose bits say
+    /// which of first, last, min, max, NaN, +inf and -inf are present; `n`; the step and
+    /// time extents; then step, timestamp and value of each present finite point and step
+    /// and timestamp of each present non-finite one (its value is implied), in that order.
+    pub fn encode(&self) -> Vec<u8> {
+        let full = [self.first, self.last, self.min, self.max];
+        let odd = [self.nan, self.pinf, self.ninf];
+        let mut present = 0u8;
+        for (i, p) in full.iter().chain(&odd).enumerate() {
+            if p.is_some() {
+                present |= 1 << i;
+            }
+        }
+        let mut out = Vec::with_capacity(2 + 5 * 8 + 4 * 24 + 3 * 16);
+        out.extend([FORMAT, present]);
+        out.extend(self.n.to_be_bytes());
+        for v in [self.steps.0, self.steps.1, self.times.0, self.times.1] {
+            out.extend(v.to_be_bytes());
+        }
+        for p in full.iter().flatten() {
+            out.extend(p.step.to_be_bytes());
+            out.extend(p.timestamp.to_be_bytes());
+            out.extend(p.value.0.to_bits().to_be_bytes());
+        }
+        for p in odd.iter().flatten() {
+            out.extend(p.step.to_be_bytes());
+            out.extend(p.timestamp.to_be_bytes());
+        }
+        out
+    }
+
+    /// The summary [`Block::encode`] gave `bytes`.
+    pub fn decode(bytes: &[u8]) -> Result<Block, Malformed> {
+        let mut r = Bytes(bytes);
+        let [format, present] = r.take::<2>()?;
+        if format != FORMAT {
+            return Err(Malformed("unknown format"));
+        }
+        if present & 0x80 != 0 {
+            return Err(Malformed("unknown flags"));
+        }
+        let n = u64::from_be_bytes(r.take()?);
+        let steps = (r.int()?, r.int()?);
+        let times = (r.int()?, r.int()?);
+        let mut full = [None; 4];
+        for (i, slot) in full.iter_mut().enumerate() {
+            if present & (1 << i) != 0 {
+                let (step, timestamp) = (r.int()?, r.int()?);
+                let value = f64::from_bits(u64::from_be_bytes(r.take()?));
+                *slot = Some(json::SeriesPoint {
+                    step,
+                    timestamp,
+                    value: json::F64(value),
+                });
+            }
+        }
+        let mut odd = [None; 3];
+        let implied = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+        for (i, (slot, value)) in odd.iter_mut().zip(implied).enumerate() {
+            if present & (1 << (4 + i)) != 0 {
+                let (step, timestamp) = (r.int()?, r.int()?);
+                *slot = Some(json::SeriesPoint {
+                    step,
+                    timestamp,
+                    value: json::F64(value),
+                });
+            }
+        }
+        if !r.0.is_empty() {
+            return Err(Malformed("too long"));
+        }
+        let [first, last, min, max] = full;
+        let [nan, pinf, ninf] = odd;
+        Ok(Block {
+            n,
+            steps,
+            times,
+            first,
+            last,
+            min,
+            max,
+            nan,
+            pinf,
+            ninf,
+        })
+    }
+}
+
+/// What is left to read of an encoded summary.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Malformed> {
+        let (head, tail) = self
+            .0
+            .split_first_chunk::<N>()
+            .ok_or(Malformed("too short"))?;
+        self.0 = tail;
+        Ok(*head)
+    }
+
+    fn int(&mut self) -> Result<i64, Malformed> {
+        self.take().map(i64::from_be_bytes)
+    }
+}
+
 /// `a` or `b`, whichever is present; `a` when both are and `a_wins(a, b)`.
 fn pick(
     a: Option<json::SeriesPoint>,
@@ -227,6 +345,47 @@ mod tests {
         assert_eq!(b.ninf.map(|p| p.step), Some(8));
         let steps: Vec<i64> = b.samples().iter().map(|p| p.step).collect();
         assert_eq!(steps, vec![1, 2, 3, 4, 8, 9]);
+    }
+
+    #[test]
+    fn a_summary_reads_back_as_it_was_stored() {
+        let pts = [
+            pt(-5, 1, 2.5),
+            pt(3, -9, -7.0),
+            pt(4, 4, f64::NAN),
+            pt(i64::MAX, i64::MIN, f64::INFINITY),
+            pt(8, 4, f64::NEG_INFINITY),
+            pt(9, 2, -0.0),
+        ];
+        let blocks = [
+            Block::of_points(&pts).unwrap(),
+            Block::of_points(&pts[..2]).unwrap(),
+            Block::of(pt(1, 1, f64::NAN)),
+            Block::of(pt(1, 1, f64::MIN_POSITIVE)),
+        ];
+        for b in blocks {
+            let bytes = b.encode();
+            // Debug, not ==: NaN is not equal to itself (and -0.0 is equal to 0.0).
+            let back = Block::decode(&bytes).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{b:?}"));
+            assert_eq!(
+                back.max.map(|p| p.value.0.to_bits()),
+                b.max.map(|p| p.value.0.to_bits())
+            );
+            for cut in [0, 1, 2, 9, bytes.len() - 1] {
+                assert!(Block::decode(&bytes[..cut]).is_err(), "{cut} bytes");
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(Block::decode(&long).is_err());
+            let mut other = bytes;
+            other[0] = 2;
+            assert!(Block::decode(&other).is_err());
+        }
+        assert_eq!(
+            Block::of_points(&pts[..2]).unwrap().encode().len(),
+            2 + 40 + 4 * 24
+        );
     }
 
     #[test]

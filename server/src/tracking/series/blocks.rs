@@ -1,34 +1,22 @@
-//! Rows of `metric_blocks` to and from [`Block`]s.
+//! Rows of `metric_summaries` to and from [`Block`]s.
 
 use std::collections::HashMap;
 
 use crate::db::Value;
 use crate::db::{params, params_from_iter, Conn, OptionalExtension, Row, Stmt};
-use api_types as json;
 
 use super::block::{Block, LEVELS};
 use crate::Error;
 
-/// The columns after `(series_id, level, block)`, in [`from_row`]'s order.
-pub(super) const COLUMNS: &str = "n, lo_step, hi_step, lo_ts, hi_ts, \
-    first_step, first_ts, first_value, last_step, last_ts, last_value, \
-    min_step, min_ts, min_value, max_step, max_ts, max_value, \
-    nan_step, nan_ts, pinf_step, pinf_ts, ninf_step, ninf_ts";
+/// The columns after `(series_id, level, block)`, in [`from_row`]'s order: the summary
+/// in [`Block::encode`]'s form.
+pub(super) const COLUMNS: &str = "summary";
 
-/// Values in a row: the key's three and [`COLUMNS`]' 23.
-const ROW_VALUES: usize = 26;
+/// Values in a row: the key's three and the summary.
+const ROW_VALUES: usize = 4;
 
 /// What an upsert sets from the row it would have inserted.
-const SET: &str = "n = excluded.n, lo_step = excluded.lo_step, hi_step = excluded.hi_step,
-    lo_ts = excluded.lo_ts, hi_ts = excluded.hi_ts,
-    first_step = excluded.first_step, first_ts = excluded.first_ts,
-    first_value = excluded.first_value, last_step = excluded.last_step,
-    last_ts = excluded.last_ts, last_value = excluded.last_value,
-    min_step = excluded.min_step, min_ts = excluded.min_ts, min_value = excluded.min_value,
-    max_step = excluded.max_step, max_ts = excluded.max_ts, max_value = excluded.max_value,
-    nan_step = excluded.nan_step, nan_ts = excluded.nan_ts,
-    pinf_step = excluded.pinf_step, pinf_ts = excluded.pinf_ts,
-    ninf_step = excluded.ninf_step, ninf_ts = excluded.ninf_ts";
+const SET: &str = "summary = excluded.summary";
 
 /// Reads a series' blocks by level and range with one prepared statement (a chart reads
 /// many small ranges).
@@ -40,7 +28,7 @@ impl<'c> Reader<'c> {
     /// Prepares the statement.
     pub fn new(c: &'c Conn) -> Result<Self, Error> {
         let sql = format!(
-            "SELECT block, {COLUMNS} FROM metric_blocks
+            "SELECT block, {COLUMNS} FROM metric_summaries
               WHERE series_id = ?1 AND level = ?2 AND block BETWEEN ?3 AND ?4 ORDER BY block"
         );
         Ok(Reader {
@@ -120,7 +108,7 @@ fn union_sql() -> String {
         .enumerate()
         .map(|(i, k)| {
             format!(
-                "SELECT level, block, {COLUMNS} FROM metric_blocks
+                "SELECT level, block, {COLUMNS} FROM metric_summaries
                   WHERE series_id = ?1 AND level = {k} AND block BETWEEN ?{} AND ?{}",
                 2 + 2 * i,
                 3 + 2 * i
@@ -133,7 +121,7 @@ fn union_sql() -> String {
 /// One block, when it exists.
 fn read_one(c: &Conn, sid: i64, level: u32, block: i64) -> Result<Option<Block>, Error> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM metric_blocks WHERE series_id = ?1 AND level = ?2 AND block = ?3"
+        "SELECT {COLUMNS} FROM metric_summaries WHERE series_id = ?1 AND level = ?2 AND block = ?3"
     );
     Ok(c.prepare_cached(&sql)?
         .query_row(params![sid, level, block], |r| from_row(r, 0))
@@ -173,7 +161,7 @@ fn write_sql(rows: usize) -> String {
         })
         .collect();
     format!(
-        "INSERT INTO metric_blocks (series_id, level, block, {COLUMNS}) VALUES {}
+        "INSERT INTO metric_summaries (series_id, level, block, {COLUMNS}) VALUES {}
          ON CONFLICT (series_id, level, block) DO UPDATE SET {SET}",
         values.join(", ")
     )
@@ -181,64 +169,16 @@ fn write_sql(rows: usize) -> String {
 
 /// A row's values, in the order of the key and [`COLUMNS`].
 fn push_row(args: &mut Vec<Value>, sid: i64, level: u32, block: i64, b: &Block) {
-    let int = |v: Option<i64>| v.map_or(Value::Null, Value::Integer);
-    let real = |v: Option<f64>| v.map_or(Value::Null, Value::Real);
     args.extend([
         Value::Integer(sid),
         Value::Integer(i64::from(level)),
         Value::Integer(block),
-        Value::Integer(i64::try_from(b.n).unwrap_or(i64::MAX)),
-        Value::Integer(b.steps.0),
-        Value::Integer(b.steps.1),
-        Value::Integer(b.times.0),
-        Value::Integer(b.times.1),
+        Value::Blob(b.encode()),
     ]);
-    for p in [b.first, b.last, b.min, b.max] {
-        args.extend([
-            int(p.map(|p| p.step)),
-            int(p.map(|p| p.timestamp)),
-            real(p.map(|p| p.value.0)),
-        ]);
-    }
-    for p in [b.nan, b.pinf, b.ninf] {
-        args.extend([int(p.map(|p| p.step)), int(p.map(|p| p.timestamp))]);
-    }
 }
 
-/// A [`Block`] from the row's columns from `at` on, in [`COLUMNS`] order.
+/// A [`Block`] from the row's column `at` ([`COLUMNS`]).
 pub(super) fn from_row(r: &Row, at: usize) -> crate::db::Result<Block> {
-    let full = |i: usize| -> crate::db::Result<Option<json::SeriesPoint>> {
-        let step: Option<i64> = r.get(at + i)?;
-        let timestamp: Option<i64> = r.get(at + i + 1)?;
-        let value: Option<f64> = r.get(at + i + 2)?;
-        Ok(match (step, timestamp, value) {
-            (Some(step), Some(timestamp), Some(value)) => Some(point(step, timestamp, value)),
-            _ => None,
-        })
-    };
-    let odd = |i: usize, value: f64| -> crate::db::Result<Option<json::SeriesPoint>> {
-        let step: Option<i64> = r.get(at + i)?;
-        let timestamp: Option<i64> = r.get(at + i + 1)?;
-        Ok(step.zip(timestamp).map(|(s, t)| point(s, t, value)))
-    };
-    Ok(Block {
-        n: r.get::<_, i64>(at)?.max(0) as u64,
-        steps: (r.get(at + 1)?, r.get(at + 2)?),
-        times: (r.get(at + 3)?, r.get(at + 4)?),
-        first: full(5)?,
-        last: full(8)?,
-        min: full(11)?,
-        max: full(14)?,
-        nan: odd(17, f64::NAN)?,
-        pinf: odd(19, f64::INFINITY)?,
-        ninf: odd(21, f64::NEG_INFINITY)?,
-    })
-}
-
-fn point(step: i64, timestamp: i64, value: f64) -> json::SeriesPoint {
-    json::SeriesPoint {
-        step,
-        timestamp,
-        value: json::F64(value),
-    }
+    let bytes: &[u8] = r.get_ref(at)?.as_blob()?;
+    Block::decode(bytes).map_err(|e| crate::db::DbError::column(at, e))
 }

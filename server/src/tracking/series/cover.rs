@@ -168,7 +168,7 @@ fn read_blocks(c: &Conn, sid: i64, level: u32, wanted: &[i64]) -> Result<Vec<(i6
     let (sql, lists) = match d {
         Dialect::Sqlite => (
             format!(
-                "SELECT block, {} FROM metric_blocks
+                "SELECT block, {} FROM metric_summaries
                   WHERE series_id = ?1 AND level = ?2 AND block IN {} ORDER BY block",
                 blocks::COLUMNS,
                 json_int_list(d, "?3")
@@ -183,7 +183,7 @@ fn read_blocks(c: &Conn, sid: i64, level: u32, wanted: &[i64]) -> Result<Vec<(i6
                 format!(
                     "SELECT b.* FROM unnest(ARRAY{}, ARRAY{}) AS r(lo, hi)
                        CROSS JOIN LATERAL (
-                         SELECT block, {} FROM metric_blocks
+                         SELECT block, {} FROM metric_summaries
                           WHERE series_id = ?1 AND level = ?2 AND block BETWEEN r.lo AND r.hi
                           LIMIT r.hi - r.lo + 1
                        ) AS b",
