@@ -107,6 +107,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0010_drop_metric_blocks.sql"),
         data: None,
     },
+    Migration {
+        version: 11,
+        name: "metric_chunks",
+        sql: include_str!("migrations/0011_metric_chunks.sql"),
+        pg: include_str!("migrations/postgres/0011_metric_chunks.sql"),
+        data: None,
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

@@ -19,11 +19,14 @@
 //! then fed to the reducer in step order, which is the order a depth-first walk would give
 //! (blocks and point ranges are disjoint in steps), so the output does not change.
 
+use std::collections::HashMap;
+
 use crate::db::{params_from_iter, Conn, Dialect, Value};
 
 use super::axis::{Axis, POINTS_BY_STEP};
 use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
+use super::chunks;
 use super::downsample::{Reduced, Viewport, M4};
 use crate::store::sql::{json_array, json_int_list};
 use crate::tracking::model::from_stored;
@@ -47,8 +50,14 @@ fn ranges_per_statement(d: Dialect) -> usize {
 enum Piece {
     /// All its points lie in one column: its summary stands in for them.
     Summary(Box<Block>),
-    /// Its points with steps in `lo..=hi` are read and reduced one by one.
-    Points(i64, i64),
+    /// Its points with steps in `lo..=hi` are read and reduced one by one; from the chunk
+    /// of lowest-level block `chunk.0` when it holds the `chunk.1` points the block's
+    /// summary counts, else from `metric_points`.
+    Points {
+        lo: i64,
+        hi: i64,
+        chunk: Option<(i64, u64)>,
+    },
 }
 
 /// The points of series `sid` with steps in `steps` (inclusive) reduced to `view` on
@@ -71,7 +80,10 @@ pub(super) fn reduce(
             match place.of(level, &s) {
                 Placed::Skip => {}
                 Placed::Summary => pieces.push((s.steps.0, Piece::Summary(Box::new(s)))),
-                Placed::Points(lo, hi) => pieces.push((lo, Piece::Points(lo, hi))),
+                Placed::Points(lo, hi) => {
+                    let chunk = (level == MIN_LEVEL).then_some((b, s.n));
+                    pieces.push((lo, Piece::Points { lo, hi, chunk }));
+                }
                 Placed::Refine => {
                     let first = b << LEVEL_STEP;
                     refine.extend(first..first + (1 << LEVEL_STEP));
@@ -85,27 +97,46 @@ pub(super) fn reduce(
         blocks = read_blocks(c, sid, level, &refine)?;
     }
     pieces.sort_by_key(|(start, _)| *start);
+    let counts: HashMap<i64, u64> = pieces
+        .iter()
+        .filter_map(|(_, p)| match p {
+            Piece::Points { chunk, .. } => *chunk,
+            Piece::Summary(_) => None,
+        })
+        .collect();
+    let wanted: Vec<i64> = counts.keys().copied().collect();
+    let mut chunks = chunks::read(c, sid, &wanted)?;
+    // A chunk stands for its block only when it holds every point the summary counts.
+    chunks.retain(|b, points| counts.get(b) == Some(&(points.len() as u64)));
+    let from_chunk = |chunk: &Option<(i64, u64)>| chunk.and_then(|(b, _)| chunks.get(&b));
     let ranges: Vec<(i64, i64)> = pieces
         .iter()
         .filter_map(|(_, p)| match p {
-            Piece::Points(lo, hi) => Some((*lo, *hi)),
-            Piece::Summary(_) => None,
+            Piece::Points { lo, hi, chunk } if from_chunk(chunk).is_none() => Some((*lo, *hi)),
+            _ => None,
         })
         .collect();
     let points = read_ranges(c, sid, &ranges, ranges_per_statement(c.dialect()))?;
     let mut m4 = M4::new(view);
     let mut next = points.into_iter().peekable();
-    for (_, piece) in pieces {
+    for (_, piece) in &pieces {
         match piece {
             Piece::Summary(s) => {
                 let samples = s.samples().into_iter();
                 m4.push_summary(samples.map(|p| (axis.x(p.step, p.timestamp), p)), s.n);
             }
-            Piece::Points(_, hi) => {
-                while let Some(p) = next.next_if(|p| p.step <= hi) {
-                    m4.push(axis.x(p.step, p.timestamp), p);
+            Piece::Points { lo, hi, chunk } => match from_chunk(chunk) {
+                Some(points) => {
+                    for p in points.iter().filter(|p| (*lo..=*hi).contains(&p.step)) {
+                        m4.push(axis.x(p.step, p.timestamp), *p);
+                    }
                 }
-            }
+                None => {
+                    while let Some(p) = next.next_if(|p| p.step <= *hi) {
+                        m4.push(axis.x(p.step, p.timestamp), p);
+                    }
+                }
+            },
         }
     }
     Ok(m4.finish())

@@ -1,6 +1,6 @@
 //! Writing a series' points: the only place `metric_points` is written. Each call inserts
 //! the points (identical ones de-duplicated), then folds the new ones into the series'
-//! block summaries, its point count and its time-order flag, all in the caller's
+//! block summaries and chunks, its point count and its time-order flag, all in the caller's
 //! transaction. Points are never updated or deleted, so the summaries only ever grow.
 
 use crate::db::{params, params_from_iter, Conn, Dialect, Value};
@@ -8,6 +8,7 @@ use api_types as json;
 
 use super::block::{next_level, point_order, Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
+use super::chunks;
 use crate::tracking::model::{from_stored, to_stored, Point};
 use crate::Error;
 
@@ -136,8 +137,8 @@ fn appends_in_order(prior: Option<(i64, i64)>, new: &[json::SeriesPoint]) -> boo
     in_order && after
 }
 
-/// Folds `new` (sorted in reading order) into the stored blocks of every level: one
-/// statement reads the stored blocks touched (none for a block that starts after
+/// Folds `new` (sorted in reading order) into the stored blocks of every level and the
+/// lowest level's chunks ([`chunks::update`]): one statement reads the stored blocks touched (none for a block that starts after
 /// `last_step`, the series' largest step before the insert: appended points mostly open
 /// new blocks), upserts of up to 16 rows write them back.
 fn update_blocks(
@@ -169,6 +170,9 @@ fn update_blocks(
         .map(|(k, b, _)| (*k, *b))
         .collect();
     let stored = blocks::read_wanted(c, sid, &wanted)?;
+    chunks::update(c, sid, new, |b| {
+        stored.get(&(MIN_LEVEL, b)).map_or(0, |s| s.n)
+    })?;
     for (k, b, s) in &mut all {
         if let Some(old) = stored.get(&(*k, *b)) {
             *s = old.merge(s);

@@ -2,12 +2,12 @@
 //! the M4 reducer makes of every point (the same points kept, the same counts), whatever
 //! order the points were logged in, with re-logged steps, NaN and ±inf.
 
-use crate::db::Conn;
+use crate::db::{Conn, OptionalExtension};
 use api_types as json;
 use proptest::prelude::*;
 
 use super::axis::Axis;
-use super::block::{level_for, LEVELS};
+use super::block::{level_for, LEVELS, MIN_LEVEL};
 use super::downsample::{Reduced, Viewport};
 use super::query::reduce_range;
 use super::{cover, insert_points, query, SeriesRequest};
@@ -100,6 +100,98 @@ fn a_one_point_spike_inside_a_block_survives_the_block_path() {
         let (blocks, scan) = check_steps(&c, sid, view, top);
         assert!(same(&blocks, &scan), "level {top}");
     }
+}
+
+#[test]
+fn straddling_blocks_are_read_from_their_chunks_when_whole() {
+    let (c, sid) = store();
+    // 20,000 steps, then block 100 (steps 6,400..6,463) re-logged four more times: 320
+    // points, over a chunk's 256.
+    let mut points: Vec<Point> = (0..20_000)
+        .map(|i| p(i, 1_000 + i, ((i * 7919) % 1000) as f64))
+        .collect();
+    for t in 1..5 {
+        points.extend((6_400..6_464).map(|i| p(i, 1_000 + i + t * 100_000, -(t as f64))));
+    }
+    for chunk in points.chunks(1000) {
+        insert_points(&c, sid, chunk).unwrap();
+    }
+    let chunk_len = |b: i64| -> Option<i64> {
+        c.query_row(
+            "SELECT length(points) FROM metric_chunks WHERE series_id = ?1 AND block = ?2",
+            crate::db::params![sid, b],
+            |r| r.get(0),
+        )
+        .optional()
+        .unwrap()
+    };
+    assert_eq!(chunk_len(3), Some(1 + 64 * 24));
+    assert_eq!(chunk_len(100), None, "over the cap");
+    let chunks: i64 = c
+        .query_row("SELECT count(*) FROM metric_chunks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(chunks, 312, "every block but the re-logged one");
+    // About 20 steps a column from the lowest level: every block straddles a boundary.
+    let view = Viewport::new(997, 0.0, 19_999.0).unwrap();
+    let check = |c: &Conn| {
+        let (blocks, scan) = check_steps(c, sid, view, MIN_LEVEL);
+        same(&blocks, &scan)
+    };
+    assert!(check(&c));
+    // The chunk is what is read: without block 3's rows in metric_points the block path
+    // still has its points, the scan does not.
+    let saved: Vec<(i64, i64, bool, f64)> = c
+        .prepare("SELECT step, timestamp, is_nan, value FROM metric_points WHERE series_id = ?1 AND step BETWEEN 192 AND 255")
+        .unwrap()
+        .query_map([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    c.execute(
+        "DELETE FROM metric_points WHERE series_id = ?1 AND step BETWEEN 192 AND 255",
+        [sid],
+    )
+    .unwrap();
+    assert!(
+        !check(&c),
+        "the block path read metric_points, not the chunk"
+    );
+    for (step, ts, is_nan, value) in saved {
+        c.execute(
+            "INSERT INTO metric_points VALUES (?1, ?2, ?3, ?4, ?5)",
+            crate::db::params![sid, step, ts, is_nan, value],
+        )
+        .unwrap();
+    }
+    assert!(check(&c));
+    // A chunk short of the summary's count is not used.
+    c.execute(
+        "UPDATE metric_chunks SET points = substr(points, 1, 1 + 10 * 24)
+          WHERE series_id = ?1 AND block = 3",
+        [sid],
+    )
+    .unwrap();
+    assert!(check(&c));
+    // A block whose earlier points have no chunk (as after the migration) gets none when
+    // points are added; a block with one gets them added to it.
+    c.execute(
+        "DELETE FROM metric_chunks WHERE series_id = ?1 AND block = 5",
+        [sid],
+    )
+    .unwrap();
+    insert_points(&c, sid, &[p(330, 5, 1e9), p(450, 6, -1e9)]).unwrap();
+    assert_eq!(chunk_len(5), None);
+    assert_eq!(chunk_len(7), Some(1 + 65 * 24));
+    assert!(check(&c));
+    let whole = Viewport::new(200, 0.0, 19_999.0).unwrap();
+    let out = cover::reduce(&c, sid, Axis::Step, whole, (0, 19_999), MIN_LEVEL).unwrap();
+    assert!(same(
+        &out,
+        &reduce_range(&c, sid, Axis::Step, whole).unwrap()
+    ));
+    assert!(
+        out.points.iter().any(|p| p.value.0 == 1e9) && out.points.iter().any(|p| p.value.0 == -1e9)
+    );
 }
 
 #[test]
