@@ -23,9 +23,6 @@ use super::block::MIN_LEVEL;
 /// The most points a chunk holds (four times a block's steps: a few re-logged steps fit).
 pub const MAX_POINTS: u64 = 4 << MIN_LEVEL;
 
-/// Bytes a point takes: step, timestamp and the value's bits, big-endian.
-const POINT_BYTES: usize = 24;
-
 /// The first byte of a chunk.
 const FORMAT: u8 = 1;
 
@@ -42,34 +39,76 @@ pub fn reading_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
         .then(a.3.total_cmp(&b.3))
 }
 
-/// `points` (in reading order) as a chunk.
+/// `points` (in reading order) as a chunk: after the format byte, each point as the
+/// differences of its step and timestamp from the previous point's (zigzag varints: one
+/// or two bytes for a series logged step after step) and its value's bits (8 bytes,
+/// big-endian). About 11 bytes a point, so a full block (700 bytes) stays inside its
+/// B-tree page on SQLite, where a row over ~1,000 bytes spills to an overflow page of its
+/// own (measured: 1.5 KB chunks doubled the database).
 fn encode(points: &[json::SeriesPoint]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + points.len() * POINT_BYTES);
+    let mut out = Vec::with_capacity(1 + points.len() * 12);
     out.push(FORMAT);
+    let (mut step, mut ts) = (0i64, 0i64);
     for p in points {
-        out.extend(p.step.to_be_bytes());
-        out.extend(p.timestamp.to_be_bytes());
+        varint(&mut out, zigzag(p.step.wrapping_sub(step)));
+        varint(&mut out, zigzag(p.timestamp.wrapping_sub(ts)));
         out.extend(p.value.0.to_bits().to_be_bytes());
+        (step, ts) = (p.step, p.timestamp);
     }
     out
 }
 
 /// The points of a chunk; `None` when it is not one [`encode`] wrote.
 fn decode(bytes: &[u8]) -> Option<Vec<json::SeriesPoint>> {
-    let (&format, rest) = bytes.split_first()?;
-    if format != FORMAT || rest.len() % POINT_BYTES != 0 {
+    let (&format, mut rest) = bytes.split_first()?;
+    if format != FORMAT {
         return None;
     }
-    let word = |b: &[u8]| <[u8; 8]>::try_from(b).ok();
-    rest.chunks_exact(POINT_BYTES)
-        .map(|p| {
-            Some(json::SeriesPoint {
-                step: i64::from_be_bytes(word(&p[..8])?),
-                timestamp: i64::from_be_bytes(word(&p[8..16])?),
-                value: json::F64(f64::from_bits(u64::from_be_bytes(word(&p[16..])?))),
-            })
-        })
-        .collect()
+    let mut points = Vec::new();
+    let (mut step, mut ts) = (0i64, 0i64);
+    while !rest.is_empty() {
+        step = step.wrapping_add(unzigzag(read_varint(&mut rest)?));
+        ts = ts.wrapping_add(unzigzag(read_varint(&mut rest)?));
+        let (bits, tail) = rest.split_first_chunk::<8>()?;
+        rest = tail;
+        points.push(json::SeriesPoint {
+            step,
+            timestamp: ts,
+            value: json::F64(f64::from_bits(u64::from_be_bytes(*bits))),
+        });
+    }
+    Some(points)
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Appends `v` seven bits a byte, low first, the high bit set on all but the last.
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a [`varint`] off the front of `bytes`; `None` when it is cut short or too long.
+fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        v |= u64::from(b & 0x7f).checked_shl(shift)?;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Folds `new` (points just stored, none of them stored before) into the chunks of their
@@ -206,11 +245,21 @@ mod tests {
             "a NaN after the number at its step and time"
         );
         let bytes = encode(&points);
-        assert_eq!(bytes.len(), 1 + 5 * POINT_BYTES);
         let back = decode(&bytes).unwrap();
         assert_eq!(format!("{back:?}"), format!("{points:?}"));
-        assert!(decode(&bytes[..bytes.len() - 1]).is_none());
+        for cut in 2..bytes.len() {
+            let short = decode(&bytes[..cut]);
+            assert!(short.is_none_or(|p| p.len() < points.len()), "{cut} bytes");
+        }
         assert!(decode(&[2]).is_none());
+        assert!(decode(&[FORMAT, 0xff]).is_none());
         assert_eq!(decode(&[FORMAT]).unwrap().len(), 0);
+        // A block logged step after step: 1 + 1 + 8 bytes a point after the first.
+        let run: Vec<json::SeriesPoint> = (0..64)
+            .map(|i| pt(6_400 + i, 1_700_000_000_000 + 37 * i, i as f64))
+            .collect();
+        let bytes = encode(&run);
+        assert_eq!(bytes.len(), 1 + (2 + 6 + 8) + 63 * 10);
+        assert_eq!(format!("{:?}", decode(&bytes).unwrap()), format!("{run:?}"));
     }
 }

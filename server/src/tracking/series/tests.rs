@@ -10,7 +10,7 @@ use super::axis::Axis;
 use super::block::{level_for, LEVELS, MIN_LEVEL};
 use super::downsample::{Reduced, Viewport};
 use super::query::reduce_range;
-use super::{cover, insert_points, query, SeriesRequest};
+use super::{chunks, cover, insert_points, query, SeriesRequest};
 use crate::tracking::model::Point;
 
 const RUN: &str = "00000000000000000000000000000001";
@@ -125,7 +125,8 @@ fn straddling_blocks_are_read_from_their_chunks_when_whole() {
         .optional()
         .unwrap()
     };
-    assert_eq!(chunk_len(3), Some(1 + 64 * 24));
+    // 1 format byte, 12 for the first point, 10 for each next (1 + 1 + 8).
+    assert_eq!(chunk_len(3), Some(1 + 12 + 63 * 10));
     assert_eq!(chunk_len(100), None, "over the cap");
     let chunks: i64 = c
         .query_row("SELECT count(*) FROM metric_chunks", [], |r| r.get(0))
@@ -166,7 +167,7 @@ fn straddling_blocks_are_read_from_their_chunks_when_whole() {
     assert!(check(&c));
     // A chunk short of the summary's count is not used.
     c.execute(
-        "UPDATE metric_chunks SET points = substr(points, 1, 1 + 10 * 24)
+        "UPDATE metric_chunks SET points = substr(points, 1, 1 + 12 + 9 * 10)
           WHERE series_id = ?1 AND block = 3",
         [sid],
     )
@@ -181,7 +182,7 @@ fn straddling_blocks_are_read_from_their_chunks_when_whole() {
     .unwrap();
     insert_points(&c, sid, &[p(330, 5, 1e9), p(450, 6, -1e9)]).unwrap();
     assert_eq!(chunk_len(5), None);
-    assert_eq!(chunk_len(7), Some(1 + 65 * 24));
+    assert_eq!(chunks::read(&c, sid, &[7]).unwrap()[&7].len(), 65);
     assert!(check(&c));
     let whole = Viewport::new(200, 0.0, 19_999.0).unwrap();
     let out = cover::reduce(&c, sid, Axis::Step, whole, (0, 19_999), MIN_LEVEL).unwrap();
