@@ -185,15 +185,16 @@ fn info(c: &Conn, sid: i64) -> Result<Info, Error> {
     })?)
 }
 
-/// Up to this many points a pixel column (as estimated), a chart scans its points: the
-/// block path reads about a lowest-level block of points per column boundary anyway.
-/// Measured at 1,000 px in a release build: a scan of 100,000 points took 20 ms, the block
-/// path over 1,000,000 points 30 ms. On PostgreSQL every row read costs more (a scan of
-/// 100,000 points took 155 ms there, the block path over 1,000,000 about 90 ms), so the
-/// blocks take over from a third of that.
+/// Up to this many points a pixel column (as estimated), a chart scans its points.
+/// Measured at 1,000 px in a release build (`bench/chart_bench.py`, 2026-12-02): on SQLite
+/// a scan of 100,000 points (a 10 % zoom into 1,000,000) took 22 ms, the block path over
+/// the same shape of chart 13 ms; on PostgreSQL every row read costs more (a scan of
+/// 100,000 points took 155 ms there, the block path 16–28 ms). A dense series scans
+/// below 64 points a column whatever this says: its columns are then narrower than the
+/// lowest level's blocks ([`plan`]).
 fn scan_per_column(d: crate::db::Dialect) -> f64 {
     match d {
-        crate::db::Dialect::Sqlite => 128.0,
+        crate::db::Dialect::Sqlite => 64.0,
         crate::db::Dialect::Postgres => 40.0,
     }
 }
