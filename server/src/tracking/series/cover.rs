@@ -7,15 +7,18 @@
 //! of it. A block that straddles a column boundary (or an end of the range) is refined into
 //! its four blocks of the level below, and at the lowest level (or when it holds few points)
 //! into its points. Each column boundary so costs a few blocks per level and at most one
-//! lowest-level block of points; the output is the one the reducer gives over every point.
+//! lowest-level block of points, read as one row (its chunk, [`chunks`]) when it has one;
+//! the output is the one the reducer gives over every point.
 //!
 //! Blocks are in step order, so on a time axis this holds only for a series whose timestamps
 //! never decrease as steps grow (its `time_ordered` flag); the caller checks.
 //!
 //! The walk goes level by level: every block of a level is placed (skipped, summarised, read
 //! as points, or refined), and the children of the refined ones are read together, one
-//! statement a level; the points of the blocks read as points are read last, a batch of
-//! ranges a statement on PostgreSQL (where each statement is a round trip). The pieces are
+//! statement a level; the points of the blocks read as points are read last: the
+//! lowest-level blocks' chunks with one statement, the other blocks' points as step ranges
+//! of `metric_points`, a batch of ranges a statement on PostgreSQL (where each statement
+//! is a round trip). The pieces are
 //! then fed to the reducer in step order, which is the order a depth-first walk would give
 //! (blocks and point ranges are disjoint in steps), so the output does not change.
 
