@@ -25,6 +25,7 @@ mod permissions_matrix;
 mod registry;
 mod replicas;
 mod startup;
+mod upgrade;
 mod v1_api;
 mod v1_bench;
 pub mod workspace;
