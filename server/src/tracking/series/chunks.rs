@@ -191,11 +191,11 @@ pub fn read(
     }
     let d = c.dialect();
     let sql = match d {
-        Dialect::Sqlite => format!(
-            "SELECT block, points FROM metric_chunks
-              WHERE series_id = ?1 AND block IN {}",
-            json_int_list(d, "?2")
-        ),
+        // One primary-key lookup per listed block, in the list's order (`block IN` first
+        // copies the list into a temporary index).
+        Dialect::Sqlite => "SELECT c.block, c.points FROM json_each(?2) AS w
+              CROSS JOIN metric_chunks AS c ON c.series_id = ?1 AND c.block = w.value"
+            .to_owned(),
         // One primary-key lookup per block, in the generic plan too.
         Dialect::Postgres => format!(
             "SELECT c.block, c.points FROM unnest(ARRAY{}) AS w(block)

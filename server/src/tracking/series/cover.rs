@@ -200,15 +200,19 @@ impl Place {
 fn read_blocks(c: &Conn, sid: i64, level: u32, wanted: &[i64]) -> Result<Vec<(i64, Block)>, Error> {
     let d = c.dialect();
     let (sql, lists) = match d {
-        Dialect::Sqlite => (
-            format!(
-                "SELECT block, {} FROM metric_summaries
-                  WHERE series_id = ?1 AND level = ?2 AND block IN {} ORDER BY block",
-                blocks::COLUMNS,
-                json_int_list(d, "?3")
-            ),
-            vec![json_array(wanted)?],
-        ),
+        Dialect::Sqlite => {
+            let runs: Vec<[i64; 2]> = runs_of(wanted).into_iter().map(|r| [r.0, r.1]).collect();
+            (
+                format!(
+                    "SELECT s.block, s.{} FROM json_each(?3) AS r
+                       CROSS JOIN metric_summaries AS s
+                      WHERE s.series_id = ?1 AND s.level = ?2
+                        AND s.block BETWEEN r.value ->> 0 AND r.value ->> 1",
+                    blocks::COLUMNS,
+                ),
+                vec![json_array(&runs)?],
+            )
+        }
         Dialect::Postgres => {
             let runs = runs_of(wanted);
             let los: Vec<i64> = runs.iter().map(|r| r.0).collect();
