@@ -114,6 +114,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0011_metric_chunks.sql"),
         data: None,
     },
+    Migration {
+        version: 12,
+        name: "sort_value_indexes",
+        sql: include_str!("migrations/0012_sort_value_indexes.sql"),
+        pg: include_str!("migrations/postgres/0012_sort_value_indexes.sql"),
+        data: None,
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

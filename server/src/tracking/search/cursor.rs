@@ -40,8 +40,9 @@ pub fn encode(query: u64, last: &[Value], total: u64) -> String {
         .map(|v| match v {
             Value::Null => Json::Null,
             Value::Integer(i) => json!(i),
-            // NaN and infinities have no JSON form; a stored metric value is finite.
-            Value::Real(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+            // Infinities (a metric may be logged as one) and NaN have no JSON number form.
+            Value::Real(f) => serde_json::Number::from_f64(*f)
+                .map_or_else(|| json!({ "real": f.to_string() }), Json::Number),
             Value::Text(s) => json!(s),
             Value::Blob(_) => Json::Null,
         })
@@ -72,6 +73,12 @@ pub fn decode(token: &str, query: u64) -> Result<Cursor, Error> {
         .map(|v| match v {
             Json::Null => Ok(Value::Null),
             Json::String(s) => Ok(Value::Text(s.clone())),
+            Json::Object(o) => o
+                .get("real")
+                .and_then(Json::as_str)
+                .and_then(|r| r.parse::<f64>().ok())
+                .map(Value::Real)
+                .ok_or_else(|| invalid("a value is not a number, text or null")),
             Json::Number(n) => n
                 .as_i64()
                 .map(Value::Integer)
@@ -95,6 +102,8 @@ mod tests {
             Value::Null,
             Value::Real(0.25),
             Value::Real(3.0),
+            Value::Real(f64::INFINITY),
+            Value::Real(f64::NEG_INFINITY),
             Value::Text("a\"b".into()),
         ];
         let q = fingerprint(&["metrics.loss < 1", "metrics.loss ASC"]);

@@ -17,7 +17,7 @@ pub use fields::searchable_attributes;
 pub use runs::{count_runs, search_run_ids, search_run_page, RunPage, RunQuery};
 
 /// A SQL fragment with its bound values, in textual order.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Sql {
     text: String,
     params: Vec<Value>,

@@ -22,13 +22,33 @@ pub(super) struct SortKey {
 pub(super) struct Order {
     pub joins: Sql,
     pub keys: Vec<SortKey>,
+    /// When the first clause orders by a metric, param or tag: that table and key, and
+    /// the joins of the other clauses (see [`Ranked`]).
+    pub ranked: Option<Ranked>,
+}
+
+/// A first order clause on a metric, param or tag (`o0`): its first two keys are the
+/// "missing last" rank and `o0.value`. Within one rank the value order is the
+/// `(key, [is_nan,] value)` index's, so a page of that rank can walk the index instead
+/// of looking up every run's value and sorting them all (`runs::ranked_page`).
+pub(super) struct Ranked {
+    /// `latest_metrics`, `params` or `tags`.
+    pub table: &'static str,
+    /// The metric, param or tag key.
+    pub key: String,
+    /// Ranks with a row: `is_nan = 0` then `is_nan = 1` for a metric; one for a param or
+    /// tag (`None`: no NaN column). The rank after them is the runs without the key.
+    pub present: Vec<Option<i64>>,
+    /// The value order.
+    pub desc: bool,
+    /// The joins of the clauses after the first.
+    pub rest_joins: Sql,
 }
 
 impl Order {
     /// The ORDER BY term list.
     pub fn terms(&self) -> String {
-        let term = |k: &SortKey| format!("{} {}", k.expr, if k.desc { "DESC" } else { "ASC" });
-        self.keys.iter().map(term).collect::<Vec<_>>().join(", ")
+        terms(&self.keys)
     }
 
     /// The keys as a select list.
@@ -43,43 +63,54 @@ impl Order {
     /// key's "missing" rank before it is equal, so there it compares as equal to NULL and
     /// nothing sorts after it within the rank.
     pub fn after(&self, last: &[Value]) -> Sql {
-        let mut sql = Sql::default();
-        let n = self.keys.len().min(last.len());
-        // The first key's bound again, on its own: implied by what follows, but a plain range
-        // an index can seek to (`start_time <= ?` for the default order), where SQLite would
-        // otherwise read both arms of the OR and sort what remains.
-        if let (Some(key), Some(value)) = (self.keys.first(), last.first()) {
-            if !matches!(value, Value::Null) {
-                let cmp = if key.desc { "<=" } else { ">=" };
-                sql.text.push_str(&format!("{} {cmp} ? AND ", key.expr));
-                sql.params.push(value.clone());
-            }
-        }
-        let mut open = 0;
-        for (i, (key, value)) in self.keys.iter().zip(last).take(n).enumerate() {
-            sql.text.push_str(if i > 0 { " AND (" } else { "(" });
-            open += 1;
-            let expr = &key.expr;
-            if matches!(value, Value::Null) {
-                sql.text.push_str(&format!("{expr} IS NULL"));
-                if i + 1 == n {
-                    // Equal on every key is the row itself: not after it.
-                    sql.text.push_str(" AND 1 = 0");
-                }
-                continue;
-            }
-            let cmp = if key.desc { "<" } else { ">" };
-            sql.text.push_str(&format!("{expr} {cmp} ?"));
-            sql.params.push(value.clone());
-            if i + 1 < n {
-                sql.text.push_str(&format!(" OR ({expr} = ?"));
-                sql.params.push(value.clone());
-                open += 1;
-            }
-        }
-        sql.text.push_str(&")".repeat(open));
-        sql
+        after(&self.keys, last)
     }
+}
+
+/// The sort-key terms of `keys` as an ORDER BY list.
+pub(super) fn terms(keys: &[SortKey]) -> String {
+    let term = |k: &SortKey| format!("{} {}", k.expr, if k.desc { "DESC" } else { "ASC" });
+    keys.iter().map(term).collect::<Vec<_>>().join(", ")
+}
+
+/// [`Order::after`] over the keys `keys` and their values `last`.
+pub(super) fn after(keys: &[SortKey], last: &[Value]) -> Sql {
+    let mut sql = Sql::default();
+    let n = keys.len().min(last.len());
+    // The first key's bound again, on its own: implied by what follows, but a plain range
+    // an index can seek to (`start_time <= ?` for the default order), where SQLite would
+    // otherwise read both arms of the OR and sort what remains.
+    if let (Some(key), Some(value)) = (keys.first(), last.first()) {
+        if !matches!(value, Value::Null) {
+            let cmp = if key.desc { "<=" } else { ">=" };
+            sql.text.push_str(&format!("{} {cmp} ? AND ", key.expr));
+            sql.params.push(value.clone());
+        }
+    }
+    let mut open = 0;
+    for (i, (key, value)) in keys.iter().zip(last).take(n).enumerate() {
+        sql.text.push_str(if i > 0 { " AND (" } else { "(" });
+        open += 1;
+        let expr = &key.expr;
+        if matches!(value, Value::Null) {
+            sql.text.push_str(&format!("{expr} IS NULL"));
+            if i + 1 == n {
+                // Equal on every key is the row itself: not after it.
+                sql.text.push_str(" AND 1 = 0");
+            }
+            continue;
+        }
+        let cmp = if key.desc { "<" } else { ">" };
+        sql.text.push_str(&format!("{expr} {cmp} ?"));
+        sql.params.push(value.clone());
+        if i + 1 < n {
+            sql.text.push_str(&format!(" OR ({expr} = ?"));
+            sql.params.push(value.clone());
+            open += 1;
+        }
+    }
+    sql.text.push_str(&")".repeat(open));
+    sql
 }
 
 /// The "missing last" rank of a nullable expression (0 = has a value), as an integer so
@@ -93,6 +124,7 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
     let mut joins = Sql::default();
     let mut keys: Vec<SortKey> = Vec::new();
     let mut seen: Vec<Field> = Vec::new();
+    let mut ranked: Option<Ranked> = None;
     let asc = |expr: String| SortKey { expr, desc: false };
     for (i, clause) in order_by.iter().enumerate() {
         let (ident, up) = parse_order_by(clause)?;
@@ -110,6 +142,25 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
             joins.params.push(Value::Text(key.to_string()));
         };
         let value = |expr: String| SortKey { expr, desc: !up };
+        if i == 0 {
+            let (table, present) = match &field {
+                Field::Metric(_) => ("latest_metrics", vec![Some(0), Some(1)]),
+                Field::Param(_) => ("params", vec![None]),
+                Field::Tag(_) => ("tags", vec![None]),
+                _ => ("", vec![]),
+            };
+            if let Field::Metric(k) | Field::Param(k) | Field::Tag(k) = &field {
+                ranked = Some(Ranked {
+                    table,
+                    key: k.clone(),
+                    present,
+                    desc: !up,
+                    rest_joins: Sql::default(),
+                });
+            }
+        }
+        let before = joins.text.len();
+        let params_before = joins.params.len();
         match &field {
             Field::Metric(k) => {
                 join("latest_metrics", &mut joins, k);
@@ -144,6 +195,14 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
                 )))
             }
         }
+        if i > 0 {
+            if let Some(r) = ranked.as_mut() {
+                r.rest_joins.text.push_str(&joins.text[before..]);
+                r.rest_joins
+                    .params
+                    .extend(joins.params[params_before..].iter().cloned());
+            }
+        }
         seen.push(field);
     }
     if !seen.contains(&Field::Attr(Attr::StartTime)) {
@@ -155,5 +214,9 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
     if !seen.contains(&Field::Attr(Attr::RunId)) {
         keys.push(asc("r.run_uuid".into()));
     }
-    Ok(Order { joins, keys })
+    Ok(Order {
+        joins,
+        keys,
+        ranked,
+    })
 }

@@ -5,7 +5,9 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use super::fields::Field;
+use super::order::{after, terms, Order, Ranked};
 use super::{cursor, order, Sql};
+use crate::db::OptionalExtension;
 use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
@@ -98,7 +100,7 @@ pub fn search_run_page(
         view,
     } = *q;
     let filtered = !parse_filter(filter)?.is_empty();
-    let mut wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     let ids_text: Vec<String> = experiment_ids.iter().map(i64::to_string).collect();
     let query = cursor::fingerprint(&[
@@ -108,16 +110,16 @@ pub fn search_run_page(
         &ids_text.join(","),
     ]);
     let mut total = None;
+    let mut at: Option<Vec<Value>> = None;
     if let Some(token) = page_token.filter(|t| !t.trim().is_empty()) {
-        let at = cursor::decode(token, query)?;
-        if at.last.len() != order.keys.len() {
+        let cursor = cursor::decode(token, query)?;
+        if cursor.last.len() != order.keys.len() {
             return Err(Error::InvalidParameter(
                 "Invalid page token, it does not fit this order.".into(),
             ));
         }
-        wheres.text.push_str(" AND ");
-        wheres.append(order.after(&at.last));
-        total = at.total;
+        total = cursor.total;
+        at = Some(cursor.last);
     }
     if experiment_ids.is_empty() || limit == 0 {
         return Ok(RunPage {
@@ -134,6 +136,55 @@ pub fn search_run_page(
     if total.is_none() && !filtered {
         total = Some(count_runs(conn, experiment_ids, filter, view)?);
     }
+    // One row more than the page says whether another page follows.
+    let want = limit.saturating_add(1);
+    let ranked = match &order.ranked {
+        Some(r) if !window => ranked_rows(conn, &order, r, &wheres, at.as_deref(), want)?,
+        _ => None,
+    };
+    let rows = match ranked {
+        Some(rows) => rows,
+        None => {
+            let (rows, counted) = general_rows(conn, &order, wheres, at.as_deref(), want, window)?;
+            total = total.or(counted);
+            rows
+        }
+    };
+    let more = rows.len() > limit;
+    let page = &rows[..rows.len().min(limit)];
+    // The run id is the last key.
+    let ids = page
+        .iter()
+        .map(|keys| match keys.last() {
+            Some(Value::Text(id)) => Ok(id.clone()),
+            _ => Err(Error::Internal("a run id that is not text".into())),
+        })
+        .collect::<Result<Vec<String>, Error>>()?;
+    let total = total.unwrap_or(0);
+    Ok(RunPage {
+        next_page_token: more
+            .then(|| page.last().map(|last| cursor::encode(query, last, total)))
+            .flatten(),
+        ids,
+        total,
+    })
+}
+
+/// The sort-key values of the first `want` runs matching `wheres` in `order`, after the
+/// row whose keys are `at`, with one statement that looks up every matching run's sort
+/// keys and sorts them; with `window`, also how many runs match (`count(*) OVER ()`).
+fn general_rows(
+    conn: &Conn,
+    order: &Order,
+    mut wheres: Sql,
+    at: Option<&[Value]>,
+    want: usize,
+    window: bool,
+) -> Result<(Vec<Vec<Value>>, Option<u64>), Error> {
+    if let Some(last) = at {
+        wheres.text.push_str(" AND ");
+        wheres.append(order.after(last));
+    }
     let n_keys = order.keys.len();
     let mut sql = Sql::default();
     sql.text.push_str(&format!(
@@ -141,42 +192,243 @@ pub fn search_run_page(
         order.select(),
         if window { ", count(*) OVER ()" } else { "" }
     ));
-    let terms = order.terms();
-    sql.append(order.joins);
+    sql.append(order.joins.clone());
     sql.text.push_str(" WHERE ");
     sql.append(wheres);
     sql.text.push_str(" ORDER BY ");
-    sql.text.push_str(&terms);
+    sql.text.push_str(&order.terms());
     sql.text.push_str(" LIMIT ?");
-    // One row more than the page says whether another page follows.
-    sql.params.push(Value::Integer(
-        i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1,
-    ));
+    sql.params.push(limit_value(want));
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let mut rows = stmt.query(crate::db::params_from_iter(sql.params))?;
-    let mut ids = Vec::with_capacity(limit.min(1024));
-    let mut last = Vec::new();
-    let mut more = false;
+    let mut found = Vec::new();
+    let mut counted = None;
     while let Some(r) = rows.next()? {
-        if window && total.is_none() {
-            total = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
+        if window && counted.is_none() {
+            counted = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
         }
-        if ids.len() == limit {
-            more = true;
-            break;
-        }
-        // The run id is the last key.
-        ids.push(r.get(n_keys - 1)?);
-        last = (0..n_keys)
-            .map(|i| r.get::<_, Value>(i))
-            .collect::<Result<_, _>>()?;
+        found.push(
+            (0..n_keys)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
     }
-    let total = total.unwrap_or(0);
-    Ok(RunPage {
-        next_page_token: more.then(|| cursor::encode(query, &last, total)),
-        ids,
-        total,
-    })
+    Ok((found, counted))
+}
+
+/// The first window of a rank's walk, in index entries per row the page wants; each
+/// further window is twice the one before.
+const WINDOW_PER_ROW: usize = 2;
+
+/// Index entries a walk may read, per row the page wants, before it hands the page to
+/// [`general_rows`] (a filter or deleted runs rejecting most of what it meets): the walk
+/// so costs at most a few times the page.
+const WALK_PER_ROW: usize = 16;
+
+/// Entries sharing a window's last value that a walk reads whole (so that runs tied on the
+/// value are never split), per row the page wants; more hand the page to [`general_rows`].
+const TIES_PER_ROW: usize = 64;
+
+/// The sort-key values of the first `want` runs matching `wheres`, after the row `at`,
+/// for an order whose first clause is a metric, param or tag (`ranked`): rank by rank
+/// (values, then NaN values, then runs without the key), each rank's runs in value order
+/// from the `(key, [is_nan,] value)` index, stopping as soon as the page is full. A page
+/// so reads about as many rows as it shows, however many runs the experiment has, where
+/// [`general_rows`] looks up and sorts the sort key of every matching run (~0.3 s at
+/// 100,000).
+///
+/// A rank is read in windows of its index: the value of the entry a window's length
+/// ahead (the cut) bounds the window, inclusive, so runs tied on it are read together;
+/// windows double until the page is full or the rank ends. `None` when the walk has read
+/// [`WALK_PER_ROW`] entries a wanted row without filling the page, or a cut value is
+/// shared by more than [`TIES_PER_ROW`] entries a wanted row: the caller then reads the
+/// page with [`general_rows`], so a walk never costs much more than that would.
+pub(super) fn ranked_rows(
+    conn: &Conn,
+    order: &Order,
+    ranked: &Ranked,
+    wheres: &Sql,
+    at: Option<&[Value]>,
+    want: usize,
+) -> Result<Option<Vec<Vec<Value>>>, Error> {
+    let at_rank = match at.and_then(|last| last.first()) {
+        None => 0,
+        Some(Value::Integer(rank)) => *rank,
+        Some(_) => return Ok(None),
+    };
+    let n_keys = order.keys.len();
+    let mut found: Vec<Vec<Value>> = Vec::new();
+    for (rank, is_nan) in ranked.present.iter().enumerate() {
+        let rank = rank as i64;
+        if at_rank > rank || found.len() >= want {
+            continue;
+        }
+        let resume = at.filter(|_| at_rank == rank);
+        let walk = Walk {
+            conn,
+            ranked,
+            nan: is_nan.map_or(String::new(), |n| format!(" AND o0.is_nan = {n}")),
+        };
+        // Where the window starts: the cursor's value (inclusive: `after` then places the
+        // exact row), then just past the previous window's cut.
+        let mut lower: Option<(Value, bool)> = resume.map(|last| (last[1].clone(), true));
+        let mut window = want.saturating_mul(WINDOW_PER_ROW);
+        let mut walked = 0usize;
+        loop {
+            let need = want - found.len();
+            let cut = walk.cut(lower.as_ref(), window)?;
+            if let Some(v) = &cut {
+                if walk.ties(v)? > need.saturating_mul(TIES_PER_ROW) {
+                    return Ok(None);
+                }
+            }
+            let mut sql = Sql::default();
+            sql.text.push_str(&format!(
+                "SELECT {} FROM {} o0 CROSS JOIN runs r",
+                order.select(),
+                ranked.table
+            ));
+            sql.append(ranked.rest_joins.clone());
+            sql.text.push_str(&format!(
+                " WHERE o0.key = ?{} AND r.run_uuid = o0.run_uuid AND ",
+                walk.nan
+            ));
+            sql.params.push(Value::Text(ranked.key.clone()));
+            sql.append(wheres.clone());
+            if let Some((v, inclusive)) = &lower {
+                let cmp = match (ranked.desc, inclusive) {
+                    (false, true) => ">=",
+                    (false, false) => ">",
+                    (true, true) => "<=",
+                    (true, false) => "<",
+                };
+                sql.text.push_str(&format!(" AND o0.value {cmp} ?"));
+                sql.params.push(v.clone());
+            }
+            if let Some(v) = &cut {
+                let cmp = if ranked.desc { ">=" } else { "<=" };
+                sql.text.push_str(&format!(" AND o0.value {cmp} ?"));
+                sql.params.push(v.clone());
+            }
+            if let Some(last) = resume {
+                sql.text.push_str(" AND ");
+                sql.append(after(&order.keys[1..], &last[1..]));
+            }
+            sql.text.push_str(" ORDER BY ");
+            sql.text.push_str(&terms(&order.keys[1..]));
+            sql.text.push_str(" LIMIT ?");
+            sql.params.push(limit_value(need));
+            found.extend(key_rows(conn, sql, n_keys)?);
+            let Some(v) = cut else {
+                break; // the rank is read to its end
+            };
+            if found.len() >= want {
+                break;
+            }
+            walked = walked.saturating_add(window);
+            if walked >= want.saturating_mul(WALK_PER_ROW) {
+                return Ok(None);
+            }
+            lower = Some((v, false));
+            window = window.saturating_mul(2);
+        }
+    }
+    let missing = ranked.present.len() as i64;
+    if found.len() < want && at_rank <= missing {
+        let mut sql = Sql::default();
+        sql.text.push_str(&format!(
+            "SELECT {} FROM runs r LEFT JOIN {} o0 ON o0.run_uuid = r.run_uuid AND o0.key = ?",
+            order.select(),
+            ranked.table
+        ));
+        sql.params.push(Value::Text(ranked.key.clone()));
+        sql.append(ranked.rest_joins.clone());
+        sql.text.push_str(" WHERE o0.run_uuid IS NULL AND ");
+        sql.append(wheres.clone());
+        if let Some(last) = at.filter(|_| at_rank == missing) {
+            sql.text.push_str(" AND ");
+            sql.append(after(&order.keys[2..], &last[2..]));
+        }
+        sql.text.push_str(" ORDER BY ");
+        sql.text.push_str(&terms(&order.keys[2..]));
+        sql.text.push_str(" LIMIT ?");
+        sql.params.push(limit_value(want - found.len()));
+        found.extend(key_rows(conn, sql, n_keys)?);
+    }
+    Ok(Some(found))
+}
+
+/// The index reads of one rank of a [`ranked_rows`] walk.
+struct Walk<'a> {
+    conn: &'a Conn,
+    ranked: &'a Ranked,
+    /// The rank's `is_nan` condition (metrics), or nothing.
+    nan: String,
+}
+
+impl Walk<'_> {
+    /// The value of the entry `window` entries into the rank from `lower` (a value and
+    /// whether it is included), in the walk's direction; `None` when fewer are left.
+    fn cut(&self, lower: Option<&(Value, bool)>, window: usize) -> Result<Option<Value>, Error> {
+        let r = self.ranked;
+        let mut sql = format!(
+            "SELECT o0.value FROM {} o0 WHERE o0.key = ?{}",
+            r.table, self.nan
+        );
+        let mut params = vec![Value::Text(r.key.clone())];
+        if let Some((v, inclusive)) = lower {
+            let cmp = match (r.desc, inclusive) {
+                (false, true) => ">=",
+                (false, false) => ">",
+                (true, true) => "<=",
+                (true, false) => "<",
+            };
+            sql.push_str(&format!(" AND o0.value {cmp} ?"));
+            params.push(v.clone());
+        }
+        let dir = if r.desc { "DESC" } else { "ASC" };
+        sql.push_str(&format!(" ORDER BY o0.value {dir} LIMIT 1 OFFSET ?"));
+        params.push(limit_value(window.saturating_sub(1)));
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(crate::db::params_from_iter(params), |row| row.get(0))
+            .optional()?)
+    }
+
+    /// How many entries of the rank have the value `v` (every experiment's).
+    fn ties(&self, v: &Value) -> Result<usize, Error> {
+        let r = self.ranked;
+        let sql = format!(
+            "SELECT count(*) FROM {} o0 WHERE o0.key = ?{} AND o0.value = ?",
+            r.table, self.nan
+        );
+        let n: i64 = self.conn.prepare_cached(&sql)?.query_row(
+            crate::db::params_from_iter([Value::Text(r.key.clone()), v.clone()]),
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+}
+
+/// The first `n_keys` values of each row `sql` reads.
+fn key_rows(conn: &Conn, sql: Sql, n_keys: usize) -> Result<Vec<Vec<Value>>, Error> {
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(crate::db::params_from_iter(sql.params))?;
+    let mut found = Vec::new();
+    while let Some(r) = rows.next()? {
+        found.push(
+            (0..n_keys)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    Ok(found)
+}
+
+/// A row count as a LIMIT or OFFSET value.
+fn limit_value(n: usize) -> Value {
+    Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 /// How many runs the search matches, without reading them (one COUNT over the filter).
@@ -201,7 +453,7 @@ pub fn count_runs(
 
 /// The WHERE conditions (without `WHERE`) of the experiments' runs in `view` that match
 /// `filter`.
-fn matching(
+pub(super) fn matching(
     d: Dialect,
     experiment_ids: &[i64],
     filter: &str,
@@ -232,10 +484,18 @@ fn compile_clause(d: Dialect, clause: &Clause) -> Result<Sql, Error> {
     field.check_op(clause.op)?;
     let value = field.bind_value(clause)?;
     let (cmp, value) = comparison(d, clause.op, value);
+    // The run's row is found by its primary key (run, key). On SQLite the value is written
+    // `+x.value`, which no index may serve: else the planner can pick the (key, value)
+    // sort index instead and read every run's row that has the value, for each run
+    // (measured: a filtered search of 100,000 runs, 0.36 s -> 3.6 s).
+    let value_col = match d {
+        Dialect::Sqlite => "+x.value",
+        Dialect::Postgres => "x.value",
+    };
     let sub = |table: &str, extra: &str| {
         format!(
             "EXISTS (SELECT 1 FROM {table} x WHERE x.run_uuid = r.run_uuid AND x.key = ?{extra} \
-             AND x.value {cmp})"
+             AND {value_col} {cmp})"
         )
     };
     let (text, key) = match &field {

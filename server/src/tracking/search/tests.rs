@@ -250,3 +250,142 @@ fn paging_and_view_types() {
     assert_eq!(count(ViewType::DeletedOnly), 1);
     assert_eq!(count(ViewType::All), 5);
 }
+
+/// 60 runs logging the same keys, four of them (42, 47, 52, 57) in another experiment: `loss` with
+/// ties (i % 7), NaN on every 9th, +inf on every 11th, -inf once and missing on every
+/// 5th; param `p` with ties (i % 13) and missing on every 6th; tag `t` on every 4th; two
+/// deleted. Returns the store, the first experiment and its runs.
+fn many() -> (tempfile::TempDir, Store, i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let exp = store
+        .blocking(|c| {
+            write(c, |c| {
+                let exp = experiments::create(c, "many", None, &[])?;
+                let other = experiments::create(c, "other", None, &[])?;
+                for i in 0..60i64 {
+                    let experiment_id = if i % 5 == 2 && i >= 40 { other } else { exp };
+                    let id = runs::create(
+                        c,
+                        NewRun {
+                            experiment_id,
+                            user_id: "u".into(),
+                            run_name: Some(format!("m{i}")),
+                            // Start times tie in threes, so the run id breaks ties too.
+                            start_time: Some(1000 + i / 3),
+                            tags: vec![],
+                        },
+                    )?;
+                    let loss = match i {
+                        _ if i % 5 == 0 => None,
+                        _ if i % 9 == 0 => Some(f64::NAN),
+                        _ if i % 11 == 0 => Some(f64::INFINITY),
+                        17 => Some(f64::NEG_INFINITY),
+                        _ => Some((i % 7) as f64 * 0.5),
+                    };
+                    let mut b = Batch::default();
+                    b.metrics.extend(loss.map(|l| metric("loss", l)));
+                    if i % 6 != 0 {
+                        b.params.push(("p".into(), format!("{:02}", i % 13)));
+                    }
+                    if i % 4 == 0 {
+                        b.tags.push(("t".into(), format!("v{}", i % 3)));
+                    }
+                    log_batch(c, &id, b, false)?;
+                    if i == 8 || i == 21 {
+                        runs::set_deleted(c, &id, true)?;
+                    }
+                }
+                Ok(exp)
+            })
+        })
+        .unwrap();
+    (dir, store, exp)
+}
+
+/// Keyset pages ordered by a metric, param or tag (read rank by rank from the value
+/// indexes, `runs::ranked_rows`) give every run once, in the order of the one-statement
+/// search, at any page size: ties, NaN, infinities and missing values across page
+/// boundaries, runs of another experiment and deleted runs in the walk, filters that
+/// reject most of it (the walk's cut then hands the page to the general query).
+#[test]
+fn ranked_pages_equal_the_one_statement_order() {
+    use super::{order, runs, search_run_page, RunQuery};
+    use crate::store::sql::Dialect;
+    let (_dir, store, exp) = many();
+    let orders: [&[&str]; 8] = [
+        &["metrics.loss ASC"],
+        &["metrics.loss DESC"],
+        &["params.p ASC"],
+        &["params.p DESC"],
+        &["tags.t ASC"],
+        &["tags.t DESC", "metrics.loss ASC"],
+        &["metrics.loss ASC", "params.p DESC"],
+        &["params.p", "start_time ASC"],
+    ];
+    let exps = [exp];
+    store
+        .blocking(|c| {
+            for order_by in orders {
+                let order_by: Vec<String> = order_by.iter().map(|s| s.to_string()).collect();
+                for filter in [
+                    "",
+                    "params.p != '03'",
+                    "metrics.loss > 1",
+                    "tags.t = 'v1'",
+                    "params.p = 'zz'",
+                ] {
+                    let all =
+                        search_run_ids(c, &exps, filter, &order_by, ViewType::ActiveOnly, 0, 1000)?;
+                    assert!(
+                        !filter.is_empty() || all.len() == 54,
+                        "{order_by:?}: {}",
+                        all.len()
+                    );
+                    let q = RunQuery {
+                        experiment_ids: &exps,
+                        filter,
+                        order_by: &order_by,
+                        view: ViewType::ActiveOnly,
+                    };
+                    for limit in [1, 2, 3, 7, 1000] {
+                        for count in [false, true] {
+                            let mut ids = Vec::new();
+                            let mut token: Option<String> = None;
+                            loop {
+                                let page = search_run_page(c, &q, token.as_deref(), limit, count)?;
+                                assert!(page.ids.len() <= limit);
+                                ids.extend(page.ids);
+                                match page.next_page_token {
+                                    Some(t) => token = Some(t),
+                                    None => break,
+                                }
+                                assert!(ids.len() <= all.len(), "{order_by:?} {filter:?}");
+                            }
+                            assert_eq!(ids, all, "{order_by:?} {filter:?} at {limit} a page");
+                        }
+                    }
+                }
+                // The walk itself answers a first page (no cut, no fallback) ...
+                let o = order::compile(&order_by)?;
+                let wheres = runs::matching(Dialect::Sqlite, &exps, "", ViewType::ActiveOnly)?;
+                let ranked = o.ranked.as_ref().expect("a ranked order");
+                let rows = runs::ranked_rows(c, &o, ranked, &wheres, None, 5)?;
+                assert_eq!(rows.map(|r| r.len()), Some(5), "{order_by:?}");
+            }
+            // ... and hands a page to the general query when its filter rejects all it reads
+            // (30 entries, over the 16 allowed for a page of one).
+            let order_by = vec!["metrics.loss ASC".to_string()];
+            let o = order::compile(&order_by)?;
+            let wheres = runs::matching(
+                Dialect::Sqlite,
+                &exps,
+                "params.p = 'zz'",
+                ViewType::ActiveOnly,
+            )?;
+            let ranked = o.ranked.as_ref().expect("a ranked order");
+            assert!(runs::ranked_rows(c, &o, ranked, &wheres, None, 1)?.is_none());
+            Ok(())
+        })
+        .unwrap();
+}

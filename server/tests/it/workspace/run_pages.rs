@@ -67,12 +67,19 @@ async fn seeded(app: &TestApp) -> String {
     exp
 }
 
-/// Every run id of the MLflow search (one unpaged answer) for `order_by` and `filter`.
+/// An offset page token at 0, as MLflow (and runlens before keyset pages) issued them: a
+/// search given one reads its page with the one statement that sorts every matching run,
+/// not with the keyset reads under test, so it is the reference order here.
+const OFFSET_ZERO: &str = "eyJvZmZzZXQiOiAwfQ==";
+
+/// Every run id of the MLflow search (one unpaged answer, read with the one-statement
+/// sort: [`OFFSET_ZERO`]) for `order_by` and `filter`.
 async fn unpaged(app: &TestApp, exp: &str, order_by: &[&str], filter: &str) -> Vec<String> {
     let v = app
         .ok(
             "/runs/search",
-            json!({"experiment_ids": [exp], "order_by": order_by, "filter": filter, "max_results": 1000}),
+            json!({"experiment_ids": [exp], "order_by": order_by, "filter": filter,
+                   "max_results": 1000, "page_token": OFFSET_ZERO}),
         )
         .await;
     v["runs"]
@@ -131,7 +138,7 @@ async fn paged(
 async fn pages_return_every_run_once_in_the_unpaged_order_for_every_sort_kind() {
     let app = TestApp::new();
     let exp = seeded(&app).await;
-    let orders: [&[&str]; 12] = [
+    let orders: [&[&str]; 14] = [
         &[],
         &["attributes.start_time DESC"],
         &["start_time ASC"],
@@ -144,6 +151,8 @@ async fn pages_return_every_run_once_in_the_unpaged_order_for_every_sort_kind() 
         &["params.lr DESC"],
         &["tags.team DESC"],
         &["params.lr ASC", "metrics.loss DESC"],
+        &["metrics.loss DESC", "attributes.end_time ASC"],
+        &["tags.team ASC", "params.lr DESC"],
     ];
     for order in orders {
         let all = unpaged(&app, &exp, order, "").await;
@@ -176,6 +185,62 @@ async fn total_counts_the_filters_matches_on_every_page() {
             totals.iter().all(|&t| t == n as u64),
             "{filter}: {totals:?}"
         );
+    }
+}
+
+/// Every page of the MLflow search at `limit` runs a page (keyset tokens, no count).
+async fn mlflow_paged(
+    app: &TestApp,
+    exp: &str,
+    order_by: &[&str],
+    filter: &str,
+    limit: usize,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut body = json!({"experiment_ids": [exp], "order_by": order_by, "filter": filter,
+                          "max_results": limit});
+    for _ in 0..100 {
+        let v = app.ok("/runs/search", body.clone()).await;
+        let runs = v["runs"].as_array().cloned().unwrap_or_default();
+        ids.extend(
+            runs.iter()
+                .map(|r| r["info"]["run_id"].as_str().expect("id").to_string()),
+        );
+        match v.get("next_page_token").and_then(Value::as_str) {
+            Some(t) => body["page_token"] = json!(t),
+            None => return ids,
+        }
+    }
+    panic!("more than 100 pages");
+}
+
+/// The MLflow search's own keyset pages, filtered and ordered by a metric, param or tag
+/// (read rank by rank from the value indexes), give the one-statement order too.
+#[tokio::test]
+async fn mlflow_pages_ordered_by_a_value_equal_the_one_statement_order() {
+    let app = TestApp::new();
+    let exp = seeded(&app).await;
+    let orders: [&[&str]; 5] = [
+        &["metrics.loss ASC"],
+        &["metrics.loss DESC"],
+        &["params.lr DESC"],
+        &["tags.team ASC"],
+        &["params.lr ASC", "metrics.loss DESC"],
+    ];
+    for order in orders {
+        for filter in [
+            "",
+            "metrics.loss >= 0.25",
+            "params.lr != '3e-4'",
+            "attributes.status = 'FINISHED'",
+        ] {
+            let all = unpaged(&app, &exp, order, filter).await;
+            assert!(!all.is_empty(), "{order:?} {filter}");
+            for limit in [1, 2, 4, 1000] {
+                let ids = mlflow_paged(&app, &exp, order, filter, limit).await;
+                assert_eq!(ids, all, "{order:?} {filter:?} at {limit} a page");
+            }
+        }
     }
 }
 
