@@ -139,7 +139,16 @@ pub fn search_run_page(
     // One row more than the page says whether another page follows.
     let want = limit.saturating_add(1);
     let ranked = match &order.ranked {
-        Some(r) if !window => ranked_rows(conn, &order, r, &wheres, at.as_deref(), want)?,
+        Some(r) if !window => {
+            let per_run = matching_as(
+                conn.dialect(),
+                experiment_ids,
+                filter,
+                view,
+                Lookups::PerRun,
+            )?;
+            ranked_rows(conn, &order, r, &per_run, at.as_deref(), want)?
+        }
         _ => None,
     };
     let rows = match ranked {
@@ -459,6 +468,29 @@ pub(super) fn matching(
     filter: &str,
     view: ViewType,
 ) -> Result<Sql, Error> {
+    matching_as(d, experiment_ids, filter, view, Lookups::Planned)
+}
+
+/// How a filter's lookups (`EXISTS` over a run's metrics, params, tags or inputs) run.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Lookups {
+    /// As the planner likes: over every run of an experiment, PostgreSQL joins them as
+    /// hashes of every run's matching rows.
+    Planned,
+    /// One primary-key lookup per run met: for a walk that meets a few thousand runs, where
+    /// PostgreSQL's hash of every run's rows cost 0.15 s a statement (measured at
+    /// 100,000 runs). `OFFSET 0` keeps PostgreSQL from turning the subquery into a join.
+    PerRun,
+}
+
+/// [`matching`], its lookups run as `lookups` says.
+pub(super) fn matching_as(
+    d: Dialect,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+    lookups: Lookups,
+) -> Result<Sql, Error> {
     let clauses = parse_filter(filter)?;
     let mut sql = Sql::default();
     let marks = vec!["?"; experiment_ids.len().max(1)].join(",");
@@ -473,7 +505,12 @@ pub(super) fn matching(
         .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
     for clause in &clauses {
         sql.text.push_str(" AND ");
-        sql.append(compile_clause(d, clause)?);
+        let mut c = compile_clause(d, clause)?;
+        if lookups == Lookups::PerRun && d == Dialect::Postgres && c.text.starts_with("EXISTS (") {
+            c.text.pop();
+            c.text.push_str(" OFFSET 0)");
+        }
+        sql.append(c);
     }
     Ok(sql)
 }
