@@ -30,7 +30,7 @@ pub(super) struct Order {
 /// A first order clause on a metric, param or tag (`o0`): its first two keys are the
 /// "missing last" rank and `o0.value`. Within one rank the value order is the
 /// `(key, [is_nan,] value)` index's, so a page of that rank can walk the index instead
-/// of looking up every run's value and sorting them all (`runs::ranked_page`).
+/// of looking up every run's value and sorting them all (`runs::ranked_rows`).
 pub(super) struct Ranked {
     /// `latest_metrics`, `params` or `tags`.
     pub table: &'static str,
@@ -143,21 +143,19 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
         };
         let value = |expr: String| SortKey { expr, desc: !up };
         if i == 0 {
-            let (table, present) = match &field {
-                Field::Metric(_) => ("latest_metrics", vec![Some(0), Some(1)]),
-                Field::Param(_) => ("params", vec![None]),
-                Field::Tag(_) => ("tags", vec![None]),
-                _ => ("", vec![]),
-            };
-            if let Field::Metric(k) | Field::Param(k) | Field::Tag(k) = &field {
-                ranked = Some(Ranked {
-                    table,
-                    key: k.clone(),
-                    present,
-                    desc: !up,
-                    rest_joins: Sql::default(),
-                });
+            ranked = match &field {
+                Field::Metric(k) => Some(("latest_metrics", k, vec![Some(0), Some(1)])),
+                Field::Param(k) => Some(("params", k, vec![None])),
+                Field::Tag(k) => Some(("tags", k, vec![None])),
+                _ => None,
             }
+            .map(|(table, key, present)| Ranked {
+                table,
+                key: key.clone(),
+                present,
+                desc: !up,
+                rest_joins: Sql::default(),
+            });
         }
         let before = joins.text.len();
         let params_before = joins.params.len();

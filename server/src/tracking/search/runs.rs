@@ -208,21 +208,7 @@ fn general_rows(
     sql.text.push_str(&order.terms());
     sql.text.push_str(" LIMIT ?");
     sql.params.push(limit_value(want));
-    let mut stmt = conn.prepare_cached(&sql.text)?;
-    let mut rows = stmt.query(crate::db::params_from_iter(sql.params))?;
-    let mut found = Vec::new();
-    let mut counted = None;
-    while let Some(r) = rows.next()? {
-        if window && counted.is_none() {
-            counted = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
-        }
-        found.push(
-            (0..n_keys)
-                .map(|i| r.get::<_, Value>(i))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
-    }
-    Ok((found, counted))
+    read_rows(conn, sql, n_keys, window)
 }
 
 /// The first window of a rank's walk, in index entries per row the page wants; each
@@ -305,12 +291,7 @@ pub(super) fn ranked_rows(
             sql.params.push(Value::Text(ranked.key.clone()));
             sql.append(wheres.clone());
             if let Some((v, inclusive)) = &lower {
-                let cmp = match (ranked.desc, inclusive) {
-                    (false, true) => ">=",
-                    (false, false) => ">",
-                    (true, true) => "<=",
-                    (true, false) => "<",
-                };
+                let cmp = from(ranked.desc, *inclusive);
                 sql.text.push_str(&format!(" AND o0.value {cmp} ?"));
                 sql.params.push(v.clone());
             }
@@ -367,6 +348,16 @@ pub(super) fn ranked_rows(
     Ok(Some(found))
 }
 
+/// The comparison "at or past (`inclusive`), else past, a value" in a walk's direction.
+fn from(desc: bool, inclusive: bool) -> &'static str {
+    match (desc, inclusive) {
+        (false, true) => ">=",
+        (false, false) => ">",
+        (true, true) => "<=",
+        (true, false) => "<",
+    }
+}
+
 /// The index reads of one rank of a [`ranked_rows`] walk.
 struct Walk<'a> {
     conn: &'a Conn,
@@ -386,12 +377,7 @@ impl Walk<'_> {
         );
         let mut params = vec![Value::Text(r.key.clone())];
         if let Some((v, inclusive)) = lower {
-            let cmp = match (r.desc, inclusive) {
-                (false, true) => ">=",
-                (false, false) => ">",
-                (true, true) => "<=",
-                (true, false) => "<",
-            };
+            let cmp = from(r.desc, *inclusive);
             sql.push_str(&format!(" AND o0.value {cmp} ?"));
             params.push(v.clone());
         }
@@ -422,17 +408,32 @@ impl Walk<'_> {
 
 /// The first `n_keys` values of each row `sql` reads.
 fn key_rows(conn: &Conn, sql: Sql, n_keys: usize) -> Result<Vec<Vec<Value>>, Error> {
+    Ok(read_rows(conn, sql, n_keys, false)?.0)
+}
+
+/// The first `n_keys` values of each row `sql` reads and, with `counted`, the count in
+/// column `n_keys` of the first row.
+fn read_rows(
+    conn: &Conn,
+    sql: Sql,
+    n_keys: usize,
+    counted: bool,
+) -> Result<(Vec<Vec<Value>>, Option<u64>), Error> {
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let mut rows = stmt.query(crate::db::params_from_iter(sql.params))?;
     let mut found = Vec::new();
+    let mut count = None;
     while let Some(r) = rows.next()? {
+        if counted && count.is_none() {
+            count = Some(u64::try_from(r.get::<_, i64>(n_keys)?).unwrap_or(0));
+        }
         found.push(
             (0..n_keys)
                 .map(|i| r.get::<_, Value>(i))
                 .collect::<Result<Vec<_>, _>>()?,
         );
     }
-    Ok(found)
+    Ok((found, count))
 }
 
 /// A row count as a LIMIT or OFFSET value.

@@ -111,8 +111,8 @@ fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
     None
 }
 
-/// Folds `new` (points just stored, none of them stored before) into the chunks of their
-/// blocks. `stored(b)` is how many points block `b` held before. A block with no points
+/// Folds `new` (points just stored, none of them stored before, in reading order, so
+/// each block's points are together) into the chunks of their blocks. `stored(b)` is how many points block `b` held before. A block with no points
 /// before gets a chunk of the new ones; one with points gets them added to its chunk
 /// when that chunk holds all of those; a block past [`MAX_POINTS`], or one whose earlier
 /// points have no chunk, is left without (its chunk, if any, is dropped).
@@ -130,7 +130,6 @@ pub fn update(
             _ => by_block.push((b, vec![*p])),
         }
     }
-    by_block.sort_by_key(|(b, _)| *b);
     let had: Vec<i64> = by_block
         .iter()
         .map(|(b, _)| *b)
@@ -155,15 +154,16 @@ pub fn update(
             drop.push(b);
         }
     }
-    for rows in write.chunks(16) {
+    let mut write = write.into_iter();
+    loop {
+        let rows: Vec<(i64, Vec<u8>)> = write.by_ref().take(16).collect();
+        if rows.is_empty() {
+            break;
+        }
         let values = vec!["(?, ?, ?)"; rows.len()].join(", ");
-        let args = rows.iter().flat_map(|(b, bytes)| {
-            [
-                Value::Integer(sid),
-                Value::Integer(*b),
-                Value::Blob(bytes.clone()),
-            ]
-        });
+        let args = rows
+            .into_iter()
+            .flat_map(|(b, bytes)| [Value::Integer(sid), Value::Integer(b), Value::Blob(bytes)]);
         c.prepare_cached(&format!(
             "INSERT INTO metric_chunks (series_id, block, points) VALUES {values}
              ON CONFLICT (series_id, block) DO UPDATE SET points = excluded.points"
