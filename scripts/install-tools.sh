@@ -10,9 +10,12 @@
 #   chromium + chromium-driver     (apt-get, only if /usr/bin/chromium is missing)
 #   postgresql (15 on Debian 12)   (apt-get, only if initdb is missing; for scripts/pg.sh,
 #                                   the PostgreSQL test passes and scripts/pg_schema_check.py)
+#   python3-venv                   (apt-get, only if the python has no ensurepip)
 #   .venv                          (python venv: mlflow-skinny, psutil, pytest)
 #   bench/.venv-mlflow             (python venv: the full MLflow server, mlflow==3.17.2, for
 #                                   `conformance-mlflow` and `make bench`; ~3 minutes cold)
+# The apt, pip and npm steps run in the background while cargo compiles trunk and
+# wasm-bindgen (see `background` below).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +41,87 @@ if command -v rustup >/dev/null; then
     fi
 fi
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# The Debian packages that are missing, installed with one `apt-get update`.
+install_packages() {
+    local want=()
+    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+        want+=(chromium chromium-driver)
+    fi
+    # initdb and pg_ctl: where scripts/pg.sh looks for them (PATH, pg_config --bindir, or
+    # Debian's /usr/lib/postgresql/<version>/bin, which is not on PATH).
+    if ! command -v psql >/dev/null || { ! command -v initdb >/dev/null \
+        && ! { command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; } \
+        && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }; then
+        want+=(postgresql)
+    fi
+    # Debian's python3 needs python3-venv for ensurepip (`python3 -m venv`).
+    if ! "$PYTHON" -c 'import ensurepip' >/dev/null 2>&1; then
+        want+=(python3-venv)
+    fi
+    if [ ${#want[@]} -gt 0 ]; then
+        say "installing Debian packages: ${want[*]}"
+        $SUDO apt-get update
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${want[@]}"
+    fi
+}
+
+# venv DIR REQUIREMENTS MARKER: DIR made from REQUIREMENTS unless MARKER (a copy of the
+# requirements it was made from) says it already was.
+venv() {
+    local dir=$1 req=$2 marker=$3
+    if [ -x "$dir/bin/python" ] && cmp -s "$req" "$marker"; then
+        return 0
+    fi
+    say "preparing $dir from $req"
+    if [ ! -x "$dir/bin/pip" ]; then
+        rm -rf "$dir"
+        "$PYTHON" -m venv "$dir"
+    fi
+    "$dir/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+    cp "$req" "$marker"
+}
+
+# The Debian packages, then the two Python environments (which may need python3-venv):
+#   .venv               mlflow-skinny, psutil, pytest (conformance, e2e helpers)
+#   bench/.venv-mlflow  the full MLflow server, mlflow==3.17.2, for `conformance-mlflow`
+#                       and `make bench` (about 3 minutes cold); its marker is the one
+#                       bench/servers.py's ensure_mlflow_venv checks.
+system_and_python() {
+    install_packages
+    venv .venv tests/conformance/requirements.txt .venv/.runlens-requirements
+    venv bench/.venv-mlflow bench/requirements-mlflow.txt bench/.venv-mlflow/.requirements
+}
+
+# end2end/node_modules (Playwright, binaryen's wasm-opt), skipped when it matches the lock.
+node_modules() {
+    if [ ! -f end2end/node_modules/.package-lock.json ] \
+        || ! cmp -s end2end/package-lock.json end2end/node_modules/.runlens-lock; then
+        say "npm ci in end2end/ (Playwright, binaryen wasm-opt)"
+        (cd end2end && npm ci --no-audit --no-fund)
+        cp end2end/package-lock.json end2end/node_modules/.runlens-lock
+    fi
+}
+
+# Downloads and unpacking (apt, pip, npm) run in the background beside the cargo installs,
+# which keep both cores busy compiling: on a fresh machine that hides their minutes
+# instead of adding them. Each job logs to a file, shown when it ends.
+JOBS="$(mktemp -d)"
+declare -A JOB_PID
+# On any exit (a failed cargo install included) no job is left running.
+trap 'kill "${JOB_PID[@]}" 2>/dev/null || true; rm -rf "$JOBS"' EXIT
+background() {
+    local name=$1
+    shift
+    ( set -euo pipefail; start=$SECONDS; "$@"; say "$name done in $((SECONDS - start)) s" ) \
+        > "$JOBS/$name.log" 2>&1 &
+    JOB_PID[$name]=$!
+}
+background packages-and-python system_and_python
+background node-modules node_modules
+
 if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
     # --debug: trunk's release profile (fat LTO, one codegen unit) takes 8 to 17 minutes on
     # 2 cores; a debug build takes under 6 and builds a byte-identical dist/ (trunk only
@@ -53,60 +137,14 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_V
         || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
-# Skip `npm ci` when node_modules already matches the lock file.
-if [ ! -f end2end/node_modules/.package-lock.json ] \
-    || ! cmp -s end2end/package-lock.json end2end/node_modules/.runlens-lock; then
-    say "npm ci in end2end/ (Playwright, binaryen wasm-opt)"
-    (cd end2end && npm ci --no-audit --no-fund)
-    cp end2end/package-lock.json end2end/node_modules/.runlens-lock
+failed=()
+for name in "${!JOB_PID[@]}"; do
+    if ! wait "${JOB_PID[$name]}"; then failed+=("$name"); fi
+    sed 's/^/  /' "$JOBS/$name.log"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    say "failed: ${failed[*]} (its output is above)" >&2
+    exit 1
 fi
 
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-    say "installing Debian chromium and chromium-driver"
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium chromium-driver
-fi
-
-# initdb and pg_ctl: where scripts/pg.sh looks for them (PATH, pg_config --bindir, or
-# Debian's /usr/lib/postgresql/<version>/bin, which is not on PATH).
-if ! command -v psql >/dev/null || { ! command -v initdb >/dev/null \
-    && ! { command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; } \
-    && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }; then
-    say "installing Debian postgresql (server and psql, for scripts/pg.sh)"
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y postgresql
-fi
-
-REQ=tests/conformance/requirements.txt
-if [ ! -x .venv/bin/python ] || ! cmp -s "$REQ" .venv/.runlens-requirements; then
-    say "preparing .venv from $REQ"
-    if [ ! -x .venv/bin/python ] && ! "$PYTHON" -m venv .venv; then
-        # Debian's python3 needs python3-venv for ensurepip.
-        rm -rf .venv
-        SUDO=""
-        if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-        $SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y python3-venv
-        "$PYTHON" -m venv .venv
-    fi
-    .venv/bin/pip install --quiet --disable-pip-version-check -r "$REQ"
-    cp "$REQ" .venv/.runlens-requirements
-fi
-
-MLFLOW_REQ=bench/requirements-mlflow.txt
-MLFLOW_VENV=bench/.venv-mlflow
-# Same marker as bench/servers.py's ensure_mlflow_venv: the requirements it was made from.
-if [ ! -x "$MLFLOW_VENV/bin/mlflow" ] || ! cmp -s "$MLFLOW_REQ" "$MLFLOW_VENV/.requirements"; then
-    say "preparing $MLFLOW_VENV from $MLFLOW_REQ (the real MLflow server)"
-    if [ ! -x "$MLFLOW_VENV/bin/pip" ]; then
-        rm -rf "$MLFLOW_VENV"
-        "$PYTHON" -m venv "$MLFLOW_VENV"
-    fi
-    "$MLFLOW_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$MLFLOW_REQ"
-    cp "$MLFLOW_REQ" "$MLFLOW_VENV/.requirements"
-fi
-
-say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)'), mlflow server $("$MLFLOW_VENV/bin/python" -c 'import mlflow; print(mlflow.__version__)')"
+say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)'), mlflow server $(bench/.venv-mlflow/bin/python -c 'import mlflow; print(mlflow.__version__)')"
