@@ -55,8 +55,10 @@ impl Drop for OwnedRuntime {
 pub struct PgPool {
     pool: Pool,
     rt: Arc<OwnedRuntime>,
-    /// Where the pool connects (for the `LISTEN` sessions of [`notify`]).
+    /// Where the pool connects (for the `LISTEN` session of [`notify`]).
     config: Arc<tokio_postgres::Config>,
+    /// The pool's one `LISTEN` session, shared by its clones ([`PgPool::listen`]).
+    listening: Arc<notify::Listening>,
 }
 
 impl std::fmt::Debug for PgPool {
@@ -109,6 +111,7 @@ impl PgPool {
                 on_close: std::sync::Mutex::new(None),
             }),
             config: Arc::new(config),
+            listening: Arc::default(),
         };
         drop(pool.get()?);
         Ok(pool)

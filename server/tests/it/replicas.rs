@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use server::auth::users;
 
-use crate::helpers::store::pg_url;
+use crate::helpers::store::{open_db, pg_url};
 use crate::logs_api::{Events, LiveServer};
 use crate::workspace::live::{batch, experiment, mlflow, points_of, run, Live};
 
@@ -383,5 +383,99 @@ async fn concurrent_writers_on_two_replicas_lose_nothing() {
     assert_eq!(points, RUNS as i64 * per_run);
     // Each key is a param and a metric column of the one experiment.
     assert!(columns >= 2 * per_run, "{columns}");
+    drop(b);
+}
+
+/// The server processes' sessions on `store`'s database whose last statement was a
+/// `LISTEN`, by pid.
+fn listening_sessions(store: &server::Store) -> Vec<i64> {
+    store
+        .blocking(|c| {
+            let pids: String = c.query_row(
+                "SELECT coalesce(string_agg(pid::text, ',' ORDER BY pid), '')
+                   FROM pg_stat_activity
+                  WHERE datname = current_database() AND query LIKE 'LISTEN %'",
+                [],
+                |r| r.get(0),
+            )?;
+            Ok(pids.split(',').filter_map(|p| p.parse().ok()).collect())
+        })
+        .expect("sessions")
+}
+
+#[test]
+fn one_listening_session_serves_every_channel_and_comes_back_after_a_drop() {
+    if pg_url().is_none() {
+        println!("skipped: LISTEN/NOTIFY is PostgreSQL's");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_db(dir.path());
+    let pool = store.pg_pool().expect("a PostgreSQL store").clone();
+    let (tx, heard) = std::sync::mpsc::channel::<(&'static str, Option<String>)>();
+    for channel in ["runlens_test_a", "runlens_test_b"] {
+        let tx = std::sync::Mutex::new(tx.clone());
+        pool.listen(
+            channel,
+            std::sync::Arc::new(move |payload: Option<&str>| {
+                let tx = tx.lock().unwrap_or_else(|e| e.into_inner());
+                drop(tx.send((channel, payload.map(str::to_owned))));
+            }),
+        );
+    }
+    let notify = |channel: &str, payload: &str| {
+        store
+            .blocking(|c| {
+                c.query_row("SELECT pg_notify(?1, ?2)::text", [channel, payload], |r| {
+                    r.get::<_, String>(0)
+                })?;
+                Ok(())
+            })
+            .expect("notify")
+    };
+    let next = || heard.recv_timeout(Duration::from_secs(10)).expect("heard");
+    // Both channels on one session, the store's own (its log followers' wake-ups) too.
+    let sessions = listening_sessions(&store);
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    notify("runlens_test_b", "one");
+    assert_eq!(next(), ("runlens_test_b", Some("one".to_owned())));
+    notify("runlens_test_a", "two");
+    assert_eq!(next(), ("runlens_test_a", Some("two".to_owned())));
+    // The session is killed: every channel hears `None` (payloads may have been missed)
+    // once a new session listens again, on both channels.
+    store
+        .blocking(|c| {
+            c.query_row(
+                "SELECT pg_terminate_backend(?1::int)::text",
+                [sessions[0]],
+                |r| r.get::<_, String>(0),
+            )?;
+            Ok(())
+        })
+        .expect("terminate");
+    let mut resynced = [next(), next()];
+    resynced.sort();
+    assert_eq!(
+        resynced,
+        [("runlens_test_a", None), ("runlens_test_b", None)]
+    );
+    let again = listening_sessions(&store);
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_ne!(again, sessions);
+    notify("runlens_test_a", "three");
+    assert_eq!(next(), ("runlens_test_a", Some("three".to_owned())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_listens_for_its_live_bus_and_log_followers_in_one_session() {
+    let Some((a, b)) = pg_replicas("LISTEN/NOTIFY is PostgreSQL's").await else {
+        return;
+    };
+    // The two servers share a database: one session each.
+    let store = a.store.clone();
+    let sessions = tokio::task::spawn_blocking(move || listening_sessions(&store))
+        .await
+        .unwrap();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
     drop(b);
 }

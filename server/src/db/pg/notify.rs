@@ -1,25 +1,25 @@
 //! PostgreSQL's `LISTEN`/`NOTIFY` between replicas: what one replica commits wakes the
 //! live streams of the others (the experiment pages' live bus, log followers).
 //!
-//! - [`PgPool::listen`] keeps one session of its own (outside the pool) listening on a
-//!   channel, reconnecting after a second when it drops, and hands each payload to a
-//!   callback. Notifications sent while it was disconnected are lost: its users tolerate
-//!   that (log followers also poll every second; a live page resyncs on reconnect, see
-//!   the callback's `None`).
+//! - [`PgPool::listen`] hands each payload on a channel to a callback. A pool (with its
+//!   clones) keeps one session of its own, outside the pool, for every channel it listens
+//!   on, reconnecting after a second when it drops. Notifications sent while it was
+//!   disconnected are lost: its users tolerate that (log followers also poll every second;
+//!   a live page resyncs on reconnect, see the callback's `None`).
 //! - [`PgPool::notifier`] sends payloads in order from one task over pooled connections,
 //!   without making the caller wait; a full queue drops the payload and says so.
 //!
 //! Neither task holds the pool itself, so dropping the last [`PgPool`] still shuts its
 //! runtime (and these tasks) down.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 use super::PgPool;
-
 /// Longest payload PostgreSQL accepts in a notification is 8,000 bytes; callers keep under.
 pub const MAX_PAYLOAD: usize = 7_900;
 
@@ -55,58 +55,36 @@ impl Notifier {
 }
 
 impl PgPool {
-    /// Listens on `channel` (a plain identifier) in a session of its own, calling `on` with
-    /// each payload, from the pool's runtime. Returns once the first `LISTEN` is in place
-    /// (or after ten seconds, the task still trying), so that a write made after this
-    /// returns is heard.
+    /// Listens on `channel` (a plain identifier), calling `on` with each payload, from the
+    /// pool's runtime, in the pool's one listening session (started by the first call).
+    /// Returns once the channel's `LISTEN` is in place (or after ten seconds, the session
+    /// still trying), so that a write made after this returns is heard.
     pub fn listen(&self, channel: &str, on: OnNotify) {
         let (ready, is_ready) = std::sync::mpsc::channel::<()>();
-        let config = std::sync::Arc::clone(&self.config);
-        let listen = format!("LISTEN \"{}\"", channel.replace('"', "\"\""));
-        let channel = channel.to_owned();
-        self.runtime().spawn(async move {
-            let mut ready = Some(ready);
-            loop {
-                match config.connect(NoTls).await {
-                    Ok((client, mut connection)) => {
-                        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-                        let driver = tokio::spawn(async move {
-                            while let Some(message) =
-                                std::future::poll_fn(|cx| connection.poll_message(cx)).await
-                            {
-                                match message {
-                                    Ok(AsyncMessage::Notification(n)) => {
-                                        if tx.send(n.payload().to_owned()).is_err() {
-                                            break;
-                                        }
-                                    }
-                                    Ok(_) => {}
-                                    Err(_) => break,
-                                }
-                            }
-                        });
-                        match client.batch_execute(&listen).await {
-                            Ok(()) => {
-                                match ready.take() {
-                                    Some(r) => drop(r.send(())),
-                                    None => on(None),
-                                }
-                                while let Some(payload) = rx.recv().await {
-                                    on(Some(&payload));
-                                }
-                                tracing::warn!("{channel}: listening session ended; reconnecting");
-                            }
-                            Err(e) => tracing::warn!("{channel}: LISTEN failed: {e}"),
-                        }
-                        driver.abort();
-                    }
-                    Err(e) => tracing::warn!("{channel}: cannot connect to listen: {e}"),
-                }
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
+        let listening = &self.listening;
+        lock_write(&listening.routes)
+            .entry(channel.to_owned())
+            .or_default()
+            .push(on);
+        let adds = listening.adds.get_or_init(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let session = Session {
+                config: Arc::clone(&self.config),
+                routes: Arc::clone(&listening.routes),
+                adds: rx,
+                pending: Vec::new(),
+            };
+            self.runtime().spawn(session.run());
+            tx
         });
-        // Err: timed out (the task goes on trying) or the runtime is shutting down.
-        let _ = is_ready.recv_timeout(FIRST_LISTEN);
+        let add = Add {
+            channel: channel.to_owned(),
+            ready,
+        };
+        if adds.send(add).is_ok() {
+            // Err: timed out (the session goes on trying) or the runtime is shutting down.
+            let _ = is_ready.recv_timeout(FIRST_LISTEN);
+        }
     }
 
     /// A sender of notifications on `channel`: one task sends them in the order queued,
@@ -143,4 +121,143 @@ impl PgPool {
         });
         Notifier { tx }
     }
+}
+
+/// Callbacks by channel.
+type Routes = Arc<RwLock<HashMap<String, Vec<OnNotify>>>>;
+
+/// A pool's listening session, shared by its clones: the channels it listens on and the
+/// way to ask its task for one more.
+#[derive(Default)]
+pub(super) struct Listening {
+    routes: Routes,
+    /// Set when the task starts (the first [`PgPool::listen`]).
+    adds: OnceLock<mpsc::UnboundedSender<Add>>,
+}
+
+/// A channel to listen on; `ready` is told once its `LISTEN` is in place.
+struct Add {
+    channel: String,
+    ready: std::sync::mpsc::Sender<()>,
+}
+
+/// The listening task's state.
+struct Session {
+    config: Arc<Config>,
+    routes: Routes,
+    adds: mpsc::UnboundedReceiver<Add>,
+    /// Channels asked for whose `LISTEN` has not succeeded yet (their routes are in place,
+    /// so the next session's `LISTEN`s include them).
+    pending: Vec<Add>,
+}
+
+impl Session {
+    /// Connects, listens on every routed channel and dispatches notifications by channel
+    /// until the session drops, then again after a second; ends when the pool is gone.
+    async fn run(mut self) {
+        let mut reconnect = false;
+        loop {
+            match self.config.connect(NoTls).await {
+                Ok((client, mut connection)) => {
+                    let (tx, mut rx) = mpsc::unbounded_channel::<(String, String)>();
+                    let driver = tokio::spawn(async move {
+                        while let Some(message) =
+                            std::future::poll_fn(|cx| connection.poll_message(cx)).await
+                        {
+                            match message {
+                                Ok(AsyncMessage::Notification(n)) => {
+                                    let note = (n.channel().to_owned(), n.payload().to_owned());
+                                    if tx.send(note).is_err() {
+                                        break;
+                                    }
+                                }
+                                Ok(_) => {}
+                                Err(_) => break,
+                            }
+                        }
+                    });
+                    let gone = self.serve(&client, &mut rx, reconnect).await;
+                    driver.abort();
+                    if gone {
+                        return;
+                    }
+                    reconnect = true;
+                }
+                Err(e) => tracing::warn!("cannot connect to listen: {e}"),
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+
+    /// One session: true when the pool is gone, false when the session ended.
+    async fn serve(
+        &mut self,
+        client: &Client,
+        notes: &mut mpsc::UnboundedReceiver<(String, String)>,
+        reconnect: bool,
+    ) -> bool {
+        let channels: Vec<String> = lock_read(&self.routes).keys().cloned().collect();
+        for channel in &channels {
+            if let Err(e) = client.batch_execute(&listen_sql(channel)).await {
+                tracing::warn!("{channel}: LISTEN failed: {e}");
+                return false;
+            }
+        }
+        for add in self.pending.drain(..) {
+            let _ = add.ready.send(());
+        }
+        if reconnect {
+            // Payloads may have been missed while disconnected.
+            let ons: Vec<OnNotify> = lock_read(&self.routes)
+                .values()
+                .flatten()
+                .cloned()
+                .collect();
+            for on in ons {
+                on(None);
+            }
+        }
+        loop {
+            tokio::select! {
+                add = self.adds.recv() => {
+                    let Some(add) = add else { return true };
+                    match client.batch_execute(&listen_sql(&add.channel)).await {
+                        Ok(()) => {
+                            let _ = add.ready.send(());
+                        }
+                        Err(e) => {
+                            tracing::warn!("{}: LISTEN failed: {e}", add.channel);
+                            self.pending.push(add);
+                            return false;
+                        }
+                    }
+                }
+                note = notes.recv() => {
+                    let Some((channel, payload)) = note else {
+                        tracing::warn!("listening session ended; reconnecting");
+                        return false;
+                    };
+                    let ons = lock_read(&self.routes).get(&channel).cloned().unwrap_or_default();
+                    for on in ons {
+                        on(Some(&payload));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `LISTEN "channel"`.
+fn listen_sql(channel: &str) -> String {
+    format!("LISTEN \"{}\"", channel.replace('"', "\"\""))
+}
+
+/// The routes to read (a callback that panicked while they were held left them usable).
+fn lock_read(routes: &Routes) -> std::sync::RwLockReadGuard<'_, HashMap<String, Vec<OnNotify>>> {
+    routes.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The routes to change.
+fn lock_write(routes: &Routes) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Vec<OnNotify>>> {
+    routes.write().unwrap_or_else(|e| e.into_inner())
 }
