@@ -12,6 +12,7 @@ mod cover;
 pub mod downsample;
 mod ingest;
 mod query;
+mod scan;
 
 pub use downsample::Viewport;
 pub use ingest::insert_points;

@@ -10,6 +10,7 @@ use super::axis::Axis;
 use super::block::level_for;
 use super::cover;
 use super::downsample::{Reduced, Reducer, Reduction, Sample, Viewport, M4};
+use super::scan::{Order, Scan};
 use crate::Error;
 
 /// What a series request asks for, validated.
@@ -281,36 +282,24 @@ fn extent(c: &Conn, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Error> {
 }
 
 /// Streams the points inside `view` in x order (primary key for steps, the timestamp index
-/// for time axes) into the reducer; memory stays proportional to the output.
+/// for time axes) into the reducer, a page of points at a time ([`Scan`]); memory stays
+/// proportional to the output and a page.
 pub(super) fn reduce_range(
     c: &Conn,
     sid: i64,
     axis: Axis,
     view: Viewport,
 ) -> Result<Reduced, Error> {
-    let sql = match axis {
-        Axis::Step => {
-            "SELECT step, timestamp, is_nan, value FROM metric_points
-              WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3
-              ORDER BY step, timestamp, is_nan, value"
-        }
-        Axis::Time { .. } => {
-            "SELECT step, timestamp, is_nan, value FROM metric_points
-              WHERE series_id = ?1 AND timestamp BETWEEN ?2 AND ?3
-              ORDER BY timestamp, step, is_nan, value"
-        }
+    let order = match axis {
+        Axis::Step => Order::Step,
+        Axis::Time { .. } => Order::Time,
     };
     // Float bounds to the integers inside them (`as` saturates at the i64 range).
     let lo = (view.x_min().ceil() as i64).saturating_add(axis.offset());
     let hi = (view.x_max().floor() as i64).saturating_add(axis.offset());
-    let mut stmt = c.prepare_cached(sql)?;
-    let mut rows = stmt.query(crate::db::params![sid, lo, hi])?;
     let mut m4 = M4::new(view);
-    while let Some(r) = rows.next()? {
-        let step: i64 = r.get(0)?;
-        let timestamp: i64 = r.get(1)?;
-        let nan: bool = r.get(2)?;
-        let value: f64 = r.get(3)?;
+    for p in Scan::new(c, sid, order, (lo, hi), false) {
+        let (step, timestamp, nan, value) = p?;
         let x = axis.x(step, timestamp);
         let value = json::F64(if nan { f64::NAN } else { value });
         m4.push(
@@ -349,31 +338,19 @@ fn reduce_joined(
 ) -> Result<Reduction<Paired>, Error> {
     let lo = view.x_min().ceil() as i64;
     let hi = view.x_max().floor() as i64;
-    let mut ys = c.prepare_cached(
-        "SELECT step, timestamp, value FROM metric_points
-          WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 AND is_nan = 0
-          ORDER BY step, timestamp, is_nan, value",
-    )?;
-    let mut xs = c.prepare_cached(
-        "SELECT step, value FROM metric_points
-          WHERE series_id = ?1 AND step BETWEEN ?2 AND ?3 AND is_nan = 0
-          ORDER BY step, timestamp, is_nan, value",
-    )?;
-    let mut y_rows = ys.query(crate::db::params![sid, lo, hi])?;
-    let mut x_rows = xs.query(crate::db::params![x_sid, lo, hi])?;
+    let mut y_rows = Scan::new(c, sid, Order::Step, (lo, hi), true);
+    let mut x_rows = Scan::new(c, x_sid, Order::Step, (lo, hi), true);
     let mut next_x = || -> Result<Option<(i64, f64)>, Error> {
-        Ok(match x_rows.next()? {
-            Some(r) => Some((r.get(0)?, r.get(1)?)),
-            None => None,
-        })
+        Ok(x_rows
+            .next()
+            .transpose()?
+            .map(|(step, _, _, value)| (step, value)))
     };
     let mut peeked = next_x()?;
     // The x of the last step looked up (several y points may share a step).
     let mut at: Option<(i64, Option<f64>)> = None;
     let mut m4 = Reducer::new(view);
-    while let Some(r) = y_rows.next()? {
-        let step: i64 = r.get(0)?;
-        let value: f64 = r.get(2)?;
+    while let Some((step, timestamp, _, value)) = y_rows.next().transpose()? {
         if !value.is_finite() {
             continue;
         }
@@ -397,7 +374,7 @@ fn reduce_joined(
         let Some(x) = x else { continue };
         let point = json::SeriesPoint {
             step,
-            timestamp: r.get(1)?,
+            timestamp,
             value: json::F64(value),
         };
         m4.push(step as f64, Paired { point, x });

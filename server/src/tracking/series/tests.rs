@@ -10,6 +10,7 @@ use super::axis::Axis;
 use super::block::{level_for, LEVELS, MIN_LEVEL};
 use super::downsample::{Reduced, Viewport};
 use super::query::reduce_range;
+use super::scan::{Order, Scan, Stored};
 use super::{chunks, cover, insert_points, query, SeriesRequest};
 use crate::tracking::model::Point;
 
@@ -502,5 +503,74 @@ fn batched_point_ranges_read_what_single_ranges_read() {
     assert!(one.contains("NaN") && one.contains("inf"), "{one}");
     for per in [2, 3, 64] {
         assert_eq!(text(per), one, "{per} ranges a statement");
+    }
+}
+
+#[test]
+fn a_scan_reads_every_point_in_order_a_page_at_a_time() {
+    let (c, sid) = store();
+    // Re-logged steps (several timestamps and values a step, ties within a page and across
+    // page boundaries), timestamps that go back and forth, NaN and ±inf.
+    let mut points = Vec::new();
+    for step in 0..40i64 {
+        let ts = 1_000 - step * 7 % 50;
+        points.push(p(step, ts, step as f64 * 0.5));
+        if step % 3 == 0 {
+            points.extend([p(step, ts, -1.0), p(step, ts + 1, f64::NAN)]);
+        }
+        if step % 5 == 0 {
+            points.extend([
+                p(step, ts - 3, f64::INFINITY),
+                p(step, ts, f64::NEG_INFINITY),
+            ]);
+        }
+    }
+    insert_points(&c, sid, &points).unwrap();
+    let one_statement = |order: Order, range: (i64, i64), finite_only: bool| -> Vec<Stored> {
+        let (x, keys) = match order {
+            Order::Step => ("step", "step, timestamp, is_nan, value"),
+            Order::Time => ("timestamp", "timestamp, step, is_nan, value"),
+        };
+        let nan = if finite_only { "AND is_nan = 0" } else { "" };
+        let sql = format!(
+            "SELECT step, timestamp, is_nan, value FROM metric_points
+              WHERE series_id = ?1 AND {x} BETWEEN ?2 AND ?3 {nan} ORDER BY {keys}"
+        );
+        let mut stmt = c.prepare(&sql).unwrap();
+        let mut rows = stmt
+            .query(crate::db::params![sid, range.0, range.1])
+            .unwrap();
+        let mut all = Vec::new();
+        while let Some(r) = rows.next().unwrap() {
+            all.push((
+                r.get(0).unwrap(),
+                r.get(1).unwrap(),
+                r.get(2).unwrap(),
+                r.get(3).unwrap(),
+            ));
+        }
+        all
+    };
+    let ranges = [(i64::MIN, i64::MAX), (5, 30), (960, 990), (41, 60)];
+    for order in [Order::Step, Order::Time] {
+        for finite_only in [false, true] {
+            for range in ranges {
+                let want = one_statement(order, range, finite_only);
+                if range == ranges[0] {
+                    let expected = if finite_only {
+                        40 + 14 + 16
+                    } else {
+                        40 + 28 + 16
+                    };
+                    assert_eq!(want.len(), expected);
+                }
+                for page in [1, 2, 3, 7, 1000] {
+                    let got: Vec<Stored> = Scan::paged(&c, sid, order, range, finite_only, page)
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                    assert_eq!(got, want, "{order:?} {range:?} {finite_only} page {page}");
+                }
+            }
+        }
     }
 }

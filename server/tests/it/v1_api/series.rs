@@ -171,6 +171,53 @@ async fn a_spike_among_200k_points_reaches_the_chart() {
         .any(|p| p.step == 123_457 && p.value.0 == 50.0));
 }
 
+#[tokio::test]
+async fn a_time_axis_over_timestamps_that_go_back_reads_the_series_page_by_page() {
+    // Timestamps out of step order take the scan, which reads 65,536 points a statement:
+    // 150,000 points are three pages, and timestamps shared by three points each put ties
+    // across the page boundaries (the scan resumes after the last point read).
+    let app = TestApp::new();
+    let run = "00000000000000000000000000000abd";
+    let n = 150_000i64;
+    let points: Vec<(i64, i64, f64)> = (0..n)
+        .map(|i| {
+            let timestamp = 1_000 + (i * 7_919) % n / 3 * 10;
+            let value = match i {
+                99_991 => 50.0,
+                31_337 => f64::NAN,
+                _ => (i as f64 * 0.01).sin(),
+            };
+            (i, timestamp, value)
+        })
+        .collect();
+    app.insert_series(run, "loss", points.iter().copied());
+    let (lo, hi) = (1_000.0, (1_000 + (n - 1) / 3 * 10) as f64);
+    for (width, range) in [(800, (lo, hi)), (333, (lo + 1_234.0, hi - 98_765.0))] {
+        let uri = format!(
+            "/api/v1/runs/{run}/series?key=loss&x=wall&width={width}&x_min={}&x_max={}",
+            range.0, range.1
+        );
+        let got = series(&app, &uri).await;
+        let want = brute_force(&points, "wall", 0, width, range);
+        let label = format!("wall width {width} {range:?}");
+        assert_eq!(got.total_points, n as u64, "{label}");
+        assert_eq!(got.points_in_range, want.2, "{label}");
+        same(&text(&got.points), &want.0, &label);
+        same(&text(&got.non_finite), &want.1, &label);
+    }
+    let whole = series(
+        &app,
+        &format!("/api/v1/runs/{run}/series?key=loss&x=wall&width=800"),
+    )
+    .await;
+    assert_eq!(whole.points_in_range, n as u64);
+    assert!(whole
+        .points
+        .iter()
+        .any(|p| p.step == 99_991 && p.value.0 == 50.0));
+    assert!(whole.non_finite.iter().any(|p| p.step == 31_337));
+}
+
 /// `(step, timestamp, value)` in the order a chart reads points on `axis`: by step (then
 /// timestamp, NaN last, value), or by timestamp first.
 fn reading_order(points: &mut [(i64, i64, f64)], by_time: bool) {
