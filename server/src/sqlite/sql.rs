@@ -10,8 +10,9 @@ pub use crate::db::Dialect;
 
 use crate::Error;
 
-/// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...`, with
-/// one cached statement whatever the list's length. Bind [`json_array`] there.
+/// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...` (or a
+/// FROM item with one column, `value`), with one cached statement whatever the list's
+/// length. Bind [`json_array`] there.
 pub fn json_list(d: Dialect, param: &str) -> String {
     match d {
         Dialect::Sqlite => format!("(SELECT value FROM json_each({param}))"),
@@ -28,6 +29,22 @@ pub fn json_int_list(d: Dialect, param: &str) -> String {
         Dialect::Sqlite => json_list(d, param),
         Dialect::Postgres => format!(
             "(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST({param} AS TEXT)::json))"
+        ),
+    }
+}
+
+/// The pairs of a JSON array of two-element text arrays bound at `param` (`[[a, b], ...]`,
+/// bind [`json_array`] of `[String; 2]`), as a FROM item of two text columns `a` and `b`,
+/// in the array's order: several rows written by one cached statement whatever their
+/// number (one round trip on PostgreSQL).
+pub fn json_pairs(d: Dialect, param: &str) -> String {
+    match d {
+        Dialect::Sqlite => {
+            format!("(SELECT p.value ->> 0 AS a, p.value ->> 1 AS b FROM json_each({param}) AS p)")
+        }
+        Dialect::Postgres => format!(
+            "(SELECT p.value ->> 0 AS a, p.value ->> 1 AS b
+                FROM json_array_elements(CAST({param} AS TEXT)::json) AS p(value))"
         ),
     }
 }

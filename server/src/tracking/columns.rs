@@ -5,6 +5,7 @@
 //! (as MLflow's UI does); its column then shows empty cells.
 
 use crate::db::{params, Conn, Dialect};
+use crate::store::sql::{json_array, json_list};
 
 use crate::Error;
 
@@ -36,18 +37,33 @@ const NEW_KEYS_LOCK: &str = "SELECT pg_advisory_xact_lock(1919705967, 0)";
 
 /// Records `key` as a column of run `run_id`'s experiment (nothing when it is already one).
 pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Result<(), Error> {
-    // Look before inserting: a known key, the usual case, takes no lock at all.
-    let known = conn
-        .prepare_cached(
-            "SELECT 1 FROM experiment_columns
-             WHERE experiment_id = (SELECT experiment_id FROM runs WHERE run_uuid = ?1)
-               AND kind = ?2 AND key = ?3",
-        )?
-        .exists(params![run_id, kind.as_str(), key])?;
-    if known {
+    note_keys(conn, run_id, kind, &[key])
+}
+
+/// Records `keys` as columns of run `run_id`'s experiment (those that are not already), with
+/// one statement to look and at most one to insert, whatever their number.
+pub fn note_keys(conn: &Conn, run_id: &str, kind: ColumnKind, keys: &[&str]) -> Result<(), Error> {
+    let mut keys = keys.to_vec();
+    keys.sort_unstable();
+    keys.dedup();
+    if keys.is_empty() {
         return Ok(());
     }
-    if conn.dialect() == Dialect::Postgres {
+    let d = conn.dialect();
+    let list = json_array(&keys)?;
+    // Look before inserting: known keys, the usual case, take no lock at all.
+    let known: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM experiment_columns
+             WHERE experiment_id = (SELECT experiment_id FROM runs WHERE run_uuid = ?1)
+               AND kind = ?2 AND key IN {}",
+            json_list(d, "?3")
+        ))?
+        .query_row(params![run_id, kind.as_str(), list], |r| r.get(0))?;
+    if usize::try_from(known).is_ok_and(|k| k == keys.len()) {
+        return Ok(());
+    }
+    if d == Dialect::Postgres {
         // Writes to different runs of one experiment commit at once on PostgreSQL; two of
         // them inserting the same new keys in opposite orders would wait on each other (a
         // deadlock, which PostgreSQL breaks by failing one). New keys are therefore added
@@ -55,12 +71,14 @@ pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Resul
         // commit: the holder waits for nobody, so no cycle can form.
         conn.execute_batch(NEW_KEYS_LOCK)?;
     }
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "INSERT INTO experiment_columns (experiment_id, kind, key)
-         SELECT experiment_id, ?2, ?3 FROM runs WHERE run_uuid = ?1
+         SELECT r.experiment_id, ?2, k.value FROM runs AS r CROSS JOIN {} AS k
+          WHERE r.run_uuid = ?1
          ON CONFLICT (experiment_id, kind, key) DO NOTHING",
-    )?
-    .execute(params![run_id, kind.as_str(), key])?;
+        json_list(d, "?3")
+    ))?
+    .execute(params![run_id, kind.as_str(), list])?;
     Ok(())
 }
 

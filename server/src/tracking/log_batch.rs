@@ -6,11 +6,12 @@ use std::collections::HashMap;
 
 use crate::db::{params, Conn, OptionalExtension};
 
-use super::columns::{note_key, ColumnKind};
+use super::columns::{note_key, note_keys, ColumnKind};
 use super::model::{to_stored, Metric, Point};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
+use crate::store::sql::{json_array, json_list, json_pairs};
 use crate::Error;
 
 /// A log-batch request (also used for the single-item calls).
@@ -66,17 +67,27 @@ fn log_params(
              contains only one param value per param key."
         )));
     }
-    let mut existing =
-        conn.prepare_cached("SELECT value FROM params WHERE run_uuid = ?1 AND key = ?2")?;
-    let mut insert =
-        conn.prepare_cached("INSERT INTO params (run_uuid, key, value) VALUES (?1, ?2, ?3)")?;
+    // One statement reads the values already logged for these keys, one writes the new
+    // ones and one or two note their column keys, whatever their number (each statement is
+    // a round trip on PostgreSQL).
+    let d = conn.dialect();
+    let keys: Vec<&str> = params.iter().map(|(k, _)| k.as_str()).collect();
+    let mut logged: HashMap<String, String> = HashMap::new();
+    {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT key, value FROM params WHERE run_uuid = ?1 AND key IN {}",
+            json_list(d, "?2")
+        ))?;
+        let mut rows = stmt.query(params![run_id, json_array(&keys)?])?;
+        while let Some(r) = rows.next()? {
+            logged.insert(r.get(0)?, r.get(1)?);
+        }
+    }
+    let mut new: Vec<[String; 2]> = Vec::new();
     for (key, value) in params {
         let value = truncate(value, MAX_PARAM_VALUE_LENGTH);
-        let old: Option<String> = existing
-            .query_row(params![run_id, key], |r| r.get(0))
-            .optional()?;
-        match old {
-            Some(old) if old == value => {}
+        match logged.get(&key) {
+            Some(old) if *old == value => {}
             Some(old) => {
                 return Err(Error::InvalidParameter(format!(
                     "Changing param values is not allowed. Param with key='{key}' was already \
@@ -84,13 +95,19 @@ fn log_params(
                      value '{value}'."
                 )))
             }
-            None => {
-                insert.execute(params![run_id, key, value])?;
-                note_key(conn, run_id, ColumnKind::Param, &key)?;
-            }
+            None => new.push([key, value]),
         }
     }
-    Ok(())
+    if new.is_empty() {
+        return Ok(());
+    }
+    conn.prepare_cached(&format!(
+        "INSERT INTO params (run_uuid, key, value) SELECT ?1, n.a, n.b FROM {} AS n",
+        json_pairs(d, "?2")
+    ))?
+    .execute(params![run_id, json_array(&new)?])?;
+    let keys: Vec<&str> = new.iter().map(|[k, _]| k.as_str()).collect();
+    note_keys(conn, run_id, ColumnKind::Param, &keys)
 }
 
 /// Deletes a tag of an active run; a missing tag is `RESOURCE_DOES_NOT_EXIST`.
