@@ -174,6 +174,72 @@ async fn a_batch_failing_on_its_last_tag_stores_nothing() {
     }
 }
 
+/// Params and tags of a batch are written as one statement each: a tag given twice keeps
+/// its last value (the run's name too), and values with quotes, backslashes and non-ASCII
+/// text come back as sent.
+#[tokio::test]
+async fn a_batch_writes_every_param_and_tag_as_sent() {
+    let app = TestApp::new();
+    let id = app.run("0", "r").await;
+    let odd = "say \"hi\" \\ back\\slash, é, 🙂, [1, 2] {\"k\": null}";
+    let params: Vec<Value> = (0..60)
+        .map(|i| json!({"key": format!("p{i:02}"), "value": format!("{odd} {i}")}))
+        .collect();
+    let b = json!({"run_id": id, "params": params, "tags": [
+        {"key": "k", "value": "1"},
+        {"key": "other", "value": odd},
+        {"key": "mlflow.runName", "value": "first"},
+        {"key": "k", "value": "2"},
+        {"key": "mlflow.runName", "value": "second"},
+    ]});
+    app.ok("/runs/log-batch", b).await;
+    let (_, got) = app.get(&format!("/runs/get?run_id={id}")).await;
+    let data = &got["run"]["data"];
+    let value_of = |list: &str, key: &str| -> Vec<String> {
+        data[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["key"] == key)
+            .map(|t| t["value"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(value_of("tags", "k"), ["2"]);
+    assert_eq!(value_of("tags", "other"), [odd]);
+    assert_eq!(value_of("tags", "mlflow.runName"), ["second"]);
+    assert_eq!(got["run"]["info"]["run_name"], "second");
+    assert_eq!(data["params"].as_array().unwrap().len(), 60);
+    for i in [0, 31, 59] {
+        assert_eq!(
+            value_of("params", &format!("p{i:02}")),
+            [format!("{odd} {i}")]
+        );
+    }
+    // The same params again, one new: accepted; one changed: refused, the new one not kept.
+    let again = json!({"run_id": id, "params": [
+        {"key": "p07", "value": format!("{odd} 7")},
+        {"key": "fresh", "value": "1"},
+    ]});
+    app.ok("/runs/log-batch", again).await;
+    let changed = json!({"run_id": id, "params": [
+        {"key": "fresher", "value": "1"},
+        {"key": "p08", "value": "other"},
+    ]});
+    let r = app.post("/runs/log-batch", changed).await;
+    assert_error(
+        &r,
+        400,
+        "INVALID_PARAMETER_VALUE",
+        "Changing param values is not allowed",
+    );
+    let data = run_data(&app, &id).await;
+    let text = data.to_string();
+    assert!(
+        text.contains("\"fresh\"") && !text.contains("fresher"),
+        "{data}"
+    );
+}
+
 #[tokio::test]
 async fn tags_upsert_and_delete() {
     let app = TestApp::new();
