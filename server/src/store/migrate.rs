@@ -121,6 +121,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0012_sort_value_indexes.sql"),
         data: None,
     },
+    Migration {
+        version: 13,
+        name: "point_series_check",
+        sql: include_str!("migrations/0013_point_series_check.sql"),
+        pg: include_str!("migrations/postgres/0013_point_series_check.sql"),
+        data: None,
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

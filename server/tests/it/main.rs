@@ -13,6 +13,7 @@ mod bad_input;
 mod durability;
 mod hardening;
 mod helpers;
+mod integrity;
 mod jobs;
 mod logs_api;
 mod logs_cli;

@@ -1,0 +1,5 @@
+-- runlens schema, version 13: nothing changes on SQLite. On PostgreSQL
+-- (postgres/0013_point_series_check.sql) a point's series is checked once a statement by
+-- triggers instead of once a row by the foreign key. SQLite keeps the foreign key of
+-- metric_points to metric_series: there its check is one probe of the series' primary key
+-- in the same file, a small part of a point's insert.
