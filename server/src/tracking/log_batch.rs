@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::db::{params, Conn, OptionalExtension};
+use crate::db::{params, params_from_iter, Conn, Value};
 
-use super::columns::{note_key, note_keys, ColumnKind};
+use super::columns::{note_keys, ColumnKind};
 use super::model::{to_stored, Metric, Point};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
@@ -158,66 +158,138 @@ fn log_metrics(conn: &Conn, run_id: &str, metrics: &[Metric], single: bool) -> R
             }
         }
     }
-    for (key, points) in &by_key {
-        let id = series_id(conn, run_id, key)?;
-        series::insert_points(conn, id, points)?;
-    }
-    for (key, point) in best {
-        update_latest(conn, run_id, key, point)?;
-    }
-    Ok(())
-}
-
-fn series_id(conn: &Conn, run_id: &str, key: &str) -> Result<i64, Error> {
-    let found = conn
-        .prepare_cached("SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = ?2")?
-        .query_row(params![run_id, key], |r| r.get(0))
-        .optional()?;
-    if let Some(id) = found {
-        return Ok(id);
-    }
-    Ok(conn
-        .prepare_cached(
-            "INSERT INTO metric_series (run_uuid, key) VALUES (?1, ?2) RETURNING series_id",
-        )?
-        .query_row(params![run_id, key], |r| r.get(0))?)
-}
-
-fn update_latest(conn: &Conn, run_id: &str, key: &str, point: Point) -> Result<(), Error> {
-    let old = conn
-        .prepare_cached(
-            "SELECT step, timestamp, is_nan, value FROM latest_metrics \
-             WHERE run_uuid = ?1 AND key = ?2",
-        )?
-        .query_row(params![run_id, key], |r| {
-            Ok(Point {
-                step: r.get(0)?,
-                timestamp: r.get(1)?,
-                value: super::model::from_stored(r.get(2)?, r.get(3)?),
-            })
-        })
-        .optional()?;
-    if old.is_some_and(|old| !supersedes(&point, &old)) {
+    if by_key.is_empty() {
         return Ok(());
     }
-    if old.is_none() {
-        note_key(conn, run_id, ColumnKind::Metric, key)?;
+    let keys: Vec<&str> = by_key.iter().map(|(key, _)| *key).collect();
+    let ids = series_ids(conn, run_id, &keys)?;
+    let mut series = Vec::with_capacity(by_key.len());
+    for (key, points) in &by_key {
+        let id = ids
+            .get(*key)
+            .ok_or_else(|| Error::Internal(format!("no metric series for key {key:?}")))?;
+        series.push((*id, points.as_slice()));
     }
-    let (is_nan, value) = to_stored(point.value);
-    conn.prepare_cached(
-        "INSERT INTO latest_metrics (run_uuid, key, step, timestamp, is_nan, value) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_uuid, key) DO UPDATE SET \
-         step = excluded.step, timestamp = excluded.timestamp, is_nan = excluded.is_nan, \
-         value = excluded.value",
-    )?
-    .execute(params![
-        run_id,
-        key,
-        point.step,
-        point.timestamp,
-        is_nan,
-        value
-    ])?;
+    series::insert_series(conn, &series)?;
+    let best: Vec<(&str, Point)> = keys.iter().map(|k| (*k, best[k])).collect();
+    update_latest(conn, run_id, &best)
+}
+
+/// The series id of each of `keys` (distinct) in run `run_id`, made for the keys that have
+/// none: one statement to look and at most one to insert, whatever their number.
+fn series_ids(conn: &Conn, run_id: &str, keys: &[&str]) -> Result<HashMap<String, i64>, Error> {
+    let d = conn.dialect();
+    let mut ids: HashMap<String, i64> = HashMap::with_capacity(keys.len());
+    let list = json_array(keys)?;
+    {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT key, series_id FROM metric_series WHERE run_uuid = ?1 AND key IN {}",
+            json_list(d, "?2")
+        ))?;
+        let rows = stmt.query_map(params![run_id, list], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        for row in rows {
+            let (key, id) = row?;
+            ids.insert(key, id);
+        }
+    }
+    let missing: Vec<&str> = keys
+        .iter()
+        .filter(|k| !ids.contains_key(**k))
+        .copied()
+        .collect();
+    if missing.is_empty() {
+        return Ok(ids);
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "INSERT INTO metric_series (run_uuid, key) SELECT ?1, k.value FROM {} AS k
+         RETURNING key, series_id",
+        json_list(d, "?2")
+    ))?;
+    let rows = stmt.query_map(params![run_id, json_array(&missing)?], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    for row in rows {
+        let (key, id) = row?;
+        ids.insert(key, id);
+    }
+    Ok(ids)
+}
+
+/// Latest-value rows a statement: 16, 4 or 1 (few distinct statements for the cache).
+const LATEST_ROWS: [usize; 3] = [16, 4, 1];
+
+/// Makes each of `best` (distinct keys, each key's winning point of this batch) the
+/// latest value of its key in run `run_id` where it supersedes the stored one (MLflow's
+/// rule, [`supersedes`]); keys with no value yet become columns of the experiment. One
+/// statement reads the stored values, and the upserts write several keys a statement.
+fn update_latest(conn: &Conn, run_id: &str, best: &[(&str, Point)]) -> Result<(), Error> {
+    if best.is_empty() {
+        return Ok(());
+    }
+    let d = conn.dialect();
+    let keys: Vec<&str> = best.iter().map(|(k, _)| *k).collect();
+    let mut old: HashMap<String, Point> = HashMap::with_capacity(best.len());
+    {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT key, step, timestamp, is_nan, value FROM latest_metrics \
+             WHERE run_uuid = ?1 AND key IN {}",
+            json_list(d, "?2")
+        ))?;
+        let rows = stmt.query_map(params![run_id, json_array(&keys)?], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Point {
+                    step: r.get(1)?,
+                    timestamp: r.get(2)?,
+                    value: super::model::from_stored(r.get(3)?, r.get(4)?),
+                },
+            ))
+        })?;
+        for row in rows {
+            let (key, p) = row?;
+            old.insert(key, p);
+        }
+    }
+    let write: Vec<(&str, Point)> = best
+        .iter()
+        .filter(|(k, p)| old.get(*k).is_none_or(|o| supersedes(p, o)))
+        .copied()
+        .collect();
+    let fresh: Vec<&str> = write
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| !old.contains_key(*k))
+        .collect();
+    note_keys(conn, run_id, ColumnKind::Metric, &fresh)?;
+    let mut rest = write.as_slice();
+    while !rest.is_empty() {
+        let n = LATEST_ROWS
+            .into_iter()
+            .find(|n| *n <= rest.len())
+            .unwrap_or(1);
+        let (now, later) = rest.split_at(n);
+        let values = vec!["(?, ?, ?, ?, ?, ?)"; n].join(", ");
+        let mut args: Vec<Value> = Vec::with_capacity(n * 6);
+        for (key, p) in now {
+            let (is_nan, value) = to_stored(p.value);
+            args.extend([
+                Value::Text(run_id.to_owned()),
+                Value::Text((*key).to_owned()),
+                Value::Integer(p.step),
+                Value::Integer(p.timestamp),
+                Value::from(is_nan),
+                Value::Real(value),
+            ]);
+        }
+        conn.prepare_cached(&format!(
+            "INSERT INTO latest_metrics (run_uuid, key, step, timestamp, is_nan, value) \
+             VALUES {values} ON CONFLICT (run_uuid, key) DO UPDATE SET \
+             step = excluded.step, timestamp = excluded.timestamp, is_nan = excluded.is_nan, \
+             value = excluded.value"
+        ))?
+        .execute(params_from_iter(args))?;
+        rest = later;
+    }
     Ok(())
 }
 

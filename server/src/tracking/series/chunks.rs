@@ -111,36 +111,44 @@ fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
     None
 }
 
-/// Folds `new` (points just stored, none of them stored before, in reading order, so
-/// each block's points are together) into the chunks of their blocks. `stored(b)` is how many points block `b` held before. A block with no points
-/// before gets a chunk of the new ones; one with points gets them added to its chunk
-/// when that chunk holds all of those; a block past [`MAX_POINTS`], or one whose earlier
-/// points have no chunk, is left without (its chunk, if any, is dropped).
-pub fn update(
-    c: &Conn,
-    sid: i64,
-    new: &[json::SeriesPoint],
-    stored: impl Fn(i64) -> u64,
-) -> Result<(), Error> {
-    let mut by_block: Vec<(i64, Vec<json::SeriesPoint>)> = Vec::new();
-    for p in new {
-        let b = p.step >> MIN_LEVEL;
-        match by_block.last_mut() {
-            Some((last, points)) if *last == b => points.push(*p),
-            _ => by_block.push((b, vec![*p])),
+/// The points one write adds to one series, for [`update`].
+pub struct Change<'a> {
+    /// The series.
+    pub sid: i64,
+    /// Points just stored, none of them stored before, in reading order (so each block's
+    /// points are together).
+    pub new: &'a [json::SeriesPoint],
+}
+
+/// Folds each change's new points into the chunks of their blocks, for every series with
+/// one statement to read and one for each 16 chunks written. `stored(sid, b)` is how many
+/// points block `b` of series `sid` held before. A block with no points before gets a
+/// chunk of the new ones; one with points gets them added to its chunk when that chunk
+/// holds all of those; a block past [`MAX_POINTS`], or one whose earlier points have no
+/// chunk, is left without (its chunk, if any, is dropped).
+pub fn update(c: &Conn, changes: &[Change], stored: impl Fn(i64, i64) -> u64) -> Result<(), Error> {
+    // (series, block, its new points), in the changes' order and each series' block order.
+    let mut by_block: Vec<(i64, i64, Vec<json::SeriesPoint>)> = Vec::new();
+    for ch in changes {
+        for p in ch.new {
+            let b = p.step >> MIN_LEVEL;
+            match by_block.last_mut() {
+                Some((sid, last, points)) if *sid == ch.sid && *last == b => points.push(*p),
+                _ => by_block.push((ch.sid, b, vec![*p])),
+            }
         }
     }
-    let had: Vec<i64> = by_block
+    let had: Vec<(i64, i64)> = by_block
         .iter()
-        .map(|(b, _)| *b)
-        .filter(|b| stored(*b) > 0)
+        .map(|(sid, b, _)| (*sid, *b))
+        .filter(|(sid, b)| stored(*sid, *b) > 0)
         .collect();
-    let mut old = read(c, sid, &had)?;
-    let mut write: Vec<(i64, Vec<u8>)> = Vec::new();
-    let mut drop: Vec<i64> = Vec::new();
-    for (b, mut points) in by_block {
-        let before = stored(b);
-        let whole = match old.remove(&b) {
+    let mut old = read_pairs(c, &had)?;
+    let mut write: Vec<(i64, i64, Vec<u8>)> = Vec::new();
+    let mut drop: Vec<(i64, i64)> = Vec::new();
+    for (sid, b, mut points) in by_block {
+        let before = stored(sid, b);
+        let whole = match old.remove(&(sid, b)) {
             Some(prior) if prior.len() as u64 == before => {
                 points.extend(prior);
                 true
@@ -149,32 +157,80 @@ pub fn update(
         };
         if whole && points.len() as u64 <= MAX_POINTS {
             points.sort_by(reading_order);
-            write.push((b, encode(&points)));
+            write.push((sid, b, encode(&points)));
         } else if before > 0 {
-            drop.push(b);
+            drop.push((sid, b));
         }
     }
     let mut write = write.into_iter();
     loop {
-        let rows: Vec<(i64, Vec<u8>)> = write.by_ref().take(16).collect();
+        let rows: Vec<(i64, i64, Vec<u8>)> = write.by_ref().take(16).collect();
         if rows.is_empty() {
             break;
         }
         let values = vec!["(?, ?, ?)"; rows.len()].join(", ");
-        let args = rows
-            .into_iter()
-            .flat_map(|(b, bytes)| [Value::Integer(sid), Value::Integer(b), Value::Blob(bytes)]);
+        let args = rows.into_iter().flat_map(|(sid, b, bytes)| {
+            [Value::Integer(sid), Value::Integer(b), Value::Blob(bytes)]
+        });
         c.prepare_cached(&format!(
             "INSERT INTO metric_chunks (series_id, block, points) VALUES {values}
              ON CONFLICT (series_id, block) DO UPDATE SET points = excluded.points"
         ))?
         .execute(params_from_iter(args))?;
     }
-    for b in drop {
+    for (sid, b) in drop {
         c.prepare_cached("DELETE FROM metric_chunks WHERE series_id = ?1 AND block = ?2")?
             .execute(params![sid, b])?;
     }
     Ok(())
+}
+
+/// The chunks `(series, block)` of `wanted` that exist, in reading order, with one
+/// statement; a chunk that cannot be read is left out.
+fn read_pairs(
+    c: &Conn,
+    wanted: &[(i64, i64)],
+) -> Result<HashMap<(i64, i64), Vec<json::SeriesPoint>>, Error> {
+    let mut found = HashMap::new();
+    if wanted.is_empty() {
+        return Ok(found);
+    }
+    let d = c.dialect();
+    let (sql, args) = match d {
+        // One primary-key lookup a pair ([sid, block]).
+        Dialect::Sqlite => (
+            "SELECT c.series_id, c.block, c.points FROM json_each(?1) AS w
+               CROSS JOIN metric_chunks AS c
+                 ON c.series_id = w.value ->> 0 AND c.block = w.value ->> 1"
+                .to_owned(),
+            vec![json_array(wanted)?],
+        ),
+        // One primary-key lookup a pair, in the generic plan too.
+        Dialect::Postgres => (
+            format!(
+                "SELECT c.series_id, c.block, c.points
+                   FROM unnest(ARRAY{}, ARRAY{}) AS w(sid, block)
+                   CROSS JOIN LATERAL (
+                     SELECT series_id, block, points FROM metric_chunks
+                      WHERE series_id = w.sid AND block = w.block) AS c",
+                json_int_list(d, "?1"),
+                json_int_list(d, "?2")
+            ),
+            vec![
+                json_array(&wanted.iter().map(|w| w.0).collect::<Vec<_>>())?,
+                json_array(&wanted.iter().map(|w| w.1).collect::<Vec<_>>())?,
+            ],
+        ),
+    };
+    let mut stmt = c.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let key: (i64, i64) = (r.get(0)?, r.get(1)?);
+        if let Some(points) = decode(r.get_ref(2)?.as_blob()?) {
+            found.insert(key, points);
+        }
+    }
+    Ok(found)
 }
 
 /// The chunks of `blocks` (lowest-level block numbers) of series `sid` that exist, in

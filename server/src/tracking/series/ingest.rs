@@ -2,8 +2,16 @@
 //! the points (identical ones de-duplicated), then folds the new ones into the series'
 //! block summaries and chunks, its point count and its time-order flag, all in the caller's
 //! transaction. Points are never updated or deleted, so the summaries only ever grow.
+//!
+//! A call takes the points of any number of series (a log-batch's keys) and writes them
+//! together, a statement for each step whatever the number of series: on PostgreSQL each
+//! statement is a round trip, and a batch of ten keys one step each used to cost about
+//! twelve statements a key.
 
-use crate::db::{params, params_from_iter, Conn, Dialect, Value};
+use std::collections::HashMap;
+
+use crate::db::{params_from_iter, Conn, Dialect, Value};
+use crate::store::sql::{json_array, json_int_list};
 use api_types as json;
 
 use super::block::{next_level, point_order, Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
@@ -15,46 +23,90 @@ use crate::Error;
 /// Inserts `points` into series `sid` and maintains its summaries; returns how many were
 /// new (a point identical to a stored one is not stored again).
 pub fn insert_points(c: &Conn, sid: i64, points: &[Point]) -> Result<u64, Error> {
-    if points.is_empty() {
-        return Ok(0);
+    Ok(insert_series(c, &[(sid, points)])?[0])
+}
+
+/// [`insert_points`] for several series at once, each named once: `(series id, points)`.
+/// Returns how many points were new in each, in the order given.
+pub fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<u64>, Error> {
+    let mut added = vec![0u64; series.len()];
+    let written: Vec<(i64, &[Point])> = series
+        .iter()
+        .filter(|(_, points)| !points.is_empty())
+        .copied()
+        .collect();
+    if written.is_empty() {
+        return Ok(added);
     }
-    let before = prior(c, sid)?;
+    let sids: Vec<i64> = written.iter().map(|(sid, _)| *sid).collect();
+    let before = priors(c, &sids)?;
     let mut new = match c.dialect() {
-        Dialect::Sqlite => insert_each(c, sid, points)?,
-        Dialect::Postgres => insert_rows(c, sid, points)?,
+        Dialect::Sqlite => insert_each(c, &written)?,
+        Dialect::Postgres => insert_rows(c, &written)?,
     };
-    if new.is_empty() {
-        return Ok(0);
+    let mut changes: Vec<Change> = Vec::with_capacity(written.len());
+    for sid in sids {
+        let Some(mut points) = new.remove(&sid).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let prior = before.get(&sid).ok_or_else(|| {
+            Error::Internal(format!("metric series {sid} vanished during a write"))
+        })?;
+        points.sort_by(point_order);
+        changes.push(Change {
+            sid,
+            still_ordered: prior.time_ordered && appends_in_order(prior.last, &points),
+            last_step: prior.last.map(|(step, _)| step),
+            new: points,
+        });
     }
-    new.sort_by(point_order);
-    let still_ordered = before.time_ordered && appends_in_order(before.last, &new);
-    update_blocks(c, sid, &new, before.last.map(|(step, _)| step))?;
-    let added = new.len() as u64;
-    c.prepare_cached(
-        "UPDATE metric_series SET point_count = point_count + ?2, time_ordered = ?3 \
-         WHERE series_id = ?1",
-    )?
-    .execute(params![sid, added as i64, still_ordered])?;
+    if changes.is_empty() {
+        return Ok(added);
+    }
+    update_blocks(c, &changes)?;
+    update_series(c, &changes)?;
+    for (i, (sid, _)) in series.iter().enumerate() {
+        if let Some(ch) = changes.iter().find(|ch| ch.sid == *sid) {
+            added[i] = ch.new.len() as u64;
+        }
+    }
     Ok(added)
 }
 
+/// What one call adds to one series.
+struct Change {
+    sid: i64,
+    /// The points it stored (not identical to stored ones), in reading order.
+    new: Vec<json::SeriesPoint>,
+    /// Its time-order flag after the call.
+    still_ordered: bool,
+    /// Its largest step before the call; `None` when it had no points.
+    last_step: Option<i64>,
+}
+
 /// The points stored by one statement each (in-process SQLite: a prepared statement per
-/// point is its fastest way); returns the new ones.
-fn insert_each(c: &Conn, sid: i64, points: &[Point]) -> Result<Vec<json::SeriesPoint>, Error> {
+/// point is its fastest way); returns the new ones of each series.
+fn insert_each(
+    c: &Conn,
+    series: &[(i64, &[Point])],
+) -> Result<HashMap<i64, Vec<json::SeriesPoint>>, Error> {
     let mut insert = c.prepare_cached(
         "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value) \
          VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     )?;
-    let mut new = Vec::with_capacity(points.len());
-    for p in points {
-        let (is_nan, value) = to_stored(p.value);
-        // 0 rows for a point already stored (or repeated within the call).
-        if insert.execute(params![sid, p.step, p.timestamp, is_nan, value])? == 1 {
-            new.push(json::SeriesPoint {
-                step: p.step,
-                timestamp: p.timestamp,
-                value: json::F64(p.value),
-            });
+    let mut new: HashMap<i64, Vec<json::SeriesPoint>> = HashMap::new();
+    for (sid, points) in series {
+        let stored = new.entry(*sid).or_default();
+        for p in *points {
+            let (is_nan, value) = to_stored(p.value);
+            // 0 rows for a point already stored (or repeated within the call).
+            if insert.execute(crate::db::params![*sid, p.step, p.timestamp, is_nan, value])? == 1 {
+                stored.push(json::SeriesPoint {
+                    step: p.step,
+                    timestamp: p.timestamp,
+                    value: json::F64(p.value),
+                });
+            }
         }
     }
     Ok(new)
@@ -63,21 +115,30 @@ fn insert_each(c: &Conn, sid: i64, points: &[Point]) -> Result<Vec<json::SeriesP
 /// Points per multi-row insert on a networked database.
 const ROWS_PER_INSERT: usize = 200;
 
-/// The points stored [`ROWS_PER_INSERT`] a statement, each statement returning the rows
-/// it stored (a round trip per point would dominate over a network); returns the new ones.
-fn insert_rows(c: &Conn, sid: i64, points: &[Point]) -> Result<Vec<json::SeriesPoint>, Error> {
-    let mut new = Vec::with_capacity(points.len());
-    for chunk in points.chunks(ROWS_PER_INSERT) {
-        let rows = vec!["(?, ?, ?, ?, ?)"; chunk.len()].join(", ");
+/// The points of every series stored [`ROWS_PER_INSERT`] a statement, each statement
+/// returning the rows it stored (a round trip per point would dominate over a network);
+/// returns the new ones of each series.
+fn insert_rows(
+    c: &Conn,
+    series: &[(i64, &[Point])],
+) -> Result<HashMap<i64, Vec<json::SeriesPoint>>, Error> {
+    let rows: Vec<(i64, &Point)> = series
+        .iter()
+        .flat_map(|(sid, points)| points.iter().map(move |p| (*sid, p)))
+        .collect();
+    let mut new: HashMap<i64, Vec<json::SeriesPoint>> = HashMap::new();
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        let values = vec!["(?, ?, ?, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
             "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value) \
-             VALUES {rows} ON CONFLICT DO NOTHING RETURNING step, timestamp, is_nan, value"
+             VALUES {values} ON CONFLICT DO NOTHING \
+             RETURNING series_id, step, timestamp, is_nan, value"
         );
-        let mut values = Vec::with_capacity(chunk.len() * 5);
-        for p in chunk {
+        let mut args = Vec::with_capacity(chunk.len() * 5);
+        for (sid, p) in chunk {
             let (is_nan, value) = to_stored(p.value);
-            values.extend([
-                Value::Integer(sid),
+            args.extend([
+                Value::Integer(*sid),
                 Value::Integer(p.step),
                 Value::Integer(p.timestamp),
                 Value::from(is_nan),
@@ -85,21 +146,25 @@ fn insert_rows(c: &Conn, sid: i64, points: &[Point]) -> Result<Vec<json::SeriesP
             ]);
         }
         let mut stmt = c.prepare_cached(&sql)?;
-        let stored = stmt.query_map(params_from_iter(values), |r| {
-            Ok(json::SeriesPoint {
-                step: r.get(0)?,
-                timestamp: r.get(1)?,
-                value: json::F64(from_stored(r.get(2)?, r.get(3)?)),
-            })
+        let stored = stmt.query_map(params_from_iter(args), |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                json::SeriesPoint {
+                    step: r.get(1)?,
+                    timestamp: r.get(2)?,
+                    value: json::F64(from_stored(r.get(3)?, r.get(4)?)),
+                },
+            ))
         })?;
-        for p in stored {
-            new.push(p?);
+        for row in stored {
+            let (sid, p) = row?;
+            new.entry(sid).or_default().push(p);
         }
     }
     Ok(new)
 }
 
-/// What the series was before the insert.
+/// What a series was before the insert.
 struct Prior {
     /// Its time-order flag.
     time_ordered: bool,
@@ -107,20 +172,29 @@ struct Prior {
     last: Option<(i64, i64)>,
 }
 
-/// The series' flag, largest step and largest timestamp (from the indexes' ends).
-fn prior(c: &Conn, sid: i64) -> Result<Prior, Error> {
-    let (time_ordered, step, ts): (bool, Option<i64>, Option<i64>) = c
-        .prepare_cached(
-            "SELECT time_ordered,
-                    (SELECT max(step) FROM metric_points WHERE series_id = ?1),
-                    (SELECT max(timestamp) FROM metric_points WHERE series_id = ?1)
-               FROM metric_series WHERE series_id = ?1",
-        )?
-        .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    Ok(Prior {
-        time_ordered,
-        last: step.zip(ts),
-    })
+/// Each series' flag, largest step and largest timestamp (from the indexes' ends), with
+/// one statement.
+fn priors(c: &Conn, sids: &[i64]) -> Result<HashMap<i64, Prior>, Error> {
+    let sql = format!(
+        "SELECT s.series_id, s.time_ordered,
+                (SELECT max(step) FROM metric_points WHERE series_id = s.series_id),
+                (SELECT max(timestamp) FROM metric_points WHERE series_id = s.series_id)
+           FROM metric_series AS s
+          WHERE s.series_id IN {}",
+        json_int_list(c.dialect(), "?1")
+    );
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows = stmt.query_map([json_array(sids)?], |r| {
+        let (step, ts): (Option<i64>, Option<i64>) = (r.get(2)?, r.get(3)?);
+        Ok((
+            r.get::<_, i64>(0)?,
+            Prior {
+                time_ordered: r.get(1)?,
+                last: step.zip(ts),
+            },
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Whether a time-ordered series whose largest step and timestamp were `prior` stays
@@ -137,47 +211,87 @@ fn appends_in_order(prior: Option<(i64, i64)>, new: &[json::SeriesPoint]) -> boo
     in_order && after
 }
 
-/// Folds `new` (sorted in reading order) into the stored blocks of every level and the
-/// lowest level's chunks ([`chunks::update`]): one statement reads the stored blocks touched (none for a block that starts after
-/// `last_step`, the series' largest step before the insert: appended points mostly open
-/// new blocks), upserts of up to 16 rows write them back.
-fn update_blocks(
-    c: &Conn,
-    sid: i64,
-    new: &[json::SeriesPoint],
-    last_step: Option<i64>,
-) -> Result<(), Error> {
-    let mut level: Vec<(i64, Block)> = Vec::new();
-    for p in new {
-        let b = p.step >> MIN_LEVEL;
-        match level.last_mut() {
-            Some((last, acc)) if *last == b => *acc = acc.merge(&Block::of(*p)),
-            _ => level.push((b, Block::of(*p))),
+/// Folds each change's new points into the stored blocks of every level and the lowest
+/// level's chunks ([`chunks::update`]): one statement reads the stored blocks touched
+/// (none for a block that starts after the series' largest step before the insert:
+/// appended points mostly open new blocks), multi-row upserts write them back.
+fn update_blocks(c: &Conn, changes: &[Change]) -> Result<(), Error> {
+    let mut all: Vec<(i64, u32, i64, Block)> = Vec::new();
+    let mut wanted: Vec<(i64, u32, i64)> = Vec::new();
+    for ch in changes {
+        let mut level: Vec<(i64, Block)> = Vec::new();
+        for p in &ch.new {
+            let b = p.step >> MIN_LEVEL;
+            match level.last_mut() {
+                Some((last, acc)) if *last == b => *acc = acc.merge(&Block::of(*p)),
+                _ => level.push((b, Block::of(*p))),
+            }
+        }
+        for (i, k) in LEVELS.iter().enumerate() {
+            if i > 0 {
+                level = next_level(&level);
+            }
+            debug_assert_eq!(*k, MIN_LEVEL + LEVEL_STEP * i as u32);
+            for (b, s) in &level {
+                all.push((ch.sid, *k, *b, *s));
+                // Only blocks that start at or before the last stored step can hold
+                // stored points.
+                if ch.last_step.is_some_and(|last| (b << k) <= last) {
+                    wanted.push((ch.sid, *k, *b));
+                }
+            }
         }
     }
-    let mut all: Vec<(u32, i64, Block)> = Vec::new();
-    for (i, k) in LEVELS.iter().enumerate() {
-        if i > 0 {
-            level = next_level(&level);
-        }
-        debug_assert_eq!(*k, MIN_LEVEL + LEVEL_STEP * i as u32);
-        all.extend(level.iter().map(|(b, s)| (*k, *b, *s)));
-    }
-    // Only blocks that start at or before the last stored step can hold stored points.
-    let wanted: Vec<(u32, i64)> = all
+    let stored = blocks::read_wanted(c, &wanted)?;
+    let chunk_changes: Vec<chunks::Change> = changes
         .iter()
-        .filter(|(k, b, _)| last_step.is_some_and(|last| (b << k) <= last))
-        .map(|(k, b, _)| (*k, *b))
+        .map(|ch| chunks::Change {
+            sid: ch.sid,
+            new: &ch.new,
+        })
         .collect();
-    let stored = blocks::read_wanted(c, sid, &wanted)?;
-    chunks::update(c, sid, new, |b| {
-        stored.get(&(MIN_LEVEL, b)).map_or(0, |s| s.n)
+    chunks::update(c, &chunk_changes, |sid, b| {
+        stored.get(&(sid, MIN_LEVEL, b)).map_or(0, |s| s.n)
     })?;
-    for (k, b, s) in &mut all {
-        if let Some(old) = stored.get(&(*k, *b)) {
+    for (sid, k, b, s) in &mut all {
+        if let Some(old) = stored.get(&(*sid, *k, *b)) {
             *s = old.merge(s);
         }
     }
-    blocks::write_all(c, sid, &all)?;
+    blocks::write_all(c, &all)
+}
+
+/// Adds each change's new points to its series' count and sets its time-order flag, with
+/// one statement.
+fn update_series(c: &Conn, changes: &[Change]) -> Result<(), Error> {
+    let d = c.dialect();
+    let sids: Vec<i64> = changes.iter().map(|ch| ch.sid).collect();
+    let added: Vec<i64> = changes.iter().map(|ch| ch.new.len() as i64).collect();
+    let ordered: Vec<i64> = changes
+        .iter()
+        .map(|ch| i64::from(ch.still_ordered))
+        .collect();
+    let sql = match d {
+        Dialect::Sqlite => "UPDATE metric_series
+                SET point_count = point_count + json_extract(?2, '$[' || s.key || ']'),
+                    time_ordered = json_extract(?3, '$[' || s.key || ']')
+               FROM json_each(?1) AS s
+              WHERE metric_series.series_id = s.value"
+            .to_owned(),
+        Dialect::Postgres => format!(
+            "UPDATE metric_series AS m
+                SET point_count = m.point_count + r.added, time_ordered = r.ordered
+               FROM unnest(ARRAY{}, ARRAY{}, ARRAY{}) AS r(sid, added, ordered)
+              WHERE m.series_id = r.sid",
+            json_int_list(d, "?1"),
+            json_int_list(d, "?2"),
+            json_int_list(d, "?3")
+        ),
+    };
+    c.prepare_cached(&sql)?.execute(params_from_iter([
+        json_array(&sids)?,
+        json_array(&added)?,
+        json_array(&ordered)?,
+    ]))?;
     Ok(())
 }

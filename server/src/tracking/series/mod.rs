@@ -15,7 +15,7 @@ mod query;
 mod scan;
 
 pub use downsample::Viewport;
-pub use ingest::insert_points;
+pub use ingest::{insert_points, insert_series};
 pub use query::{query, query_x_key, runs_of_experiment, SeriesRequest};
 
 #[cfg(test)]

@@ -405,3 +405,113 @@ async fn charts_from_block_summaries_equal_brute_force_m4() {
     };
     assert_eq!((flag("ordered"), flag("shuffled")), (1, 0));
 }
+
+/// A batch of many keys writes each key as if it had been logged alone (ingest writes the
+/// series of a batch with shared statements): the same history, latest value and chart,
+/// over two rounds so that the second adds to stored blocks and chunks, with steps out of
+/// order, a step logged twice with different values, an identical point sent twice, and
+/// keys whose steps cross different blocks.
+#[tokio::test]
+async fn a_batch_of_many_keys_writes_each_as_if_logged_alone() {
+    use serde_json::{json, Value};
+    const KEYS: usize = 12;
+    let app = TestApp::new();
+    let exp = app.experiment("many keys").await;
+    let together = app.run(&exp, "together").await;
+    let apart = app.run(&exp, "apart").await;
+    // Key k's points in round r: 3 + 7k steps from 50k (blocks of 64 steps are crossed at
+    // different places), in reverse order, the last one again with another value, and the
+    // first one again as it was.
+    let points = |k: usize, r: usize| -> Vec<Value> {
+        let n = 3 + 7 * k as i64;
+        let start = 50 * k as i64 + r as i64 * n;
+        let at = |s: i64, v: f64| json!({"key": format!("m/{k}"), "value": v, "timestamp": 1_700_000_000_000i64 + s, "step": s});
+        let mut out: Vec<Value> = (start..start + n)
+            .rev()
+            .map(|s| at(s, (k * 1_000) as f64 + (s * 37 % 101) as f64))
+            .collect();
+        out.push(at(start, -1.5 - k as f64));
+        out.push(out[0].clone());
+        out
+    };
+    for r in 0..2 {
+        // The keys' points interleaved, so no key's points are together in the batch.
+        let mut all: Vec<(usize, Value)> = (0..KEYS)
+            .flat_map(|k| points(k, r).into_iter().enumerate().collect::<Vec<_>>())
+            .collect();
+        all.sort_by_key(|(i, _)| *i);
+        let metrics: Vec<Value> = all.into_iter().map(|(_, v)| v).collect();
+        app.ok(
+            "/runs/log-batch",
+            json!({"run_id": together, "metrics": metrics}),
+        )
+        .await;
+        for k in 0..KEYS {
+            app.ok(
+                "/runs/log-batch",
+                json!({"run_id": apart, "metrics": points(k, r)}),
+            )
+            .await;
+        }
+    }
+    let history = |v: &Value| -> Vec<(i64, i64, String)> {
+        let mut h: Vec<(i64, i64, String)> = v["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .map(|m| {
+                (
+                    m["step"].as_i64().unwrap(),
+                    m["timestamp"].as_i64().unwrap(),
+                    m["value"].to_string(),
+                )
+            })
+            .collect();
+        h.sort();
+        h
+    };
+    for k in 0..KEYS {
+        let key = format!("m/{k}");
+        let q = |run: &str| format!("/metrics/get-history?run_id={run}&metric_key={key}");
+        let (a, b) = (
+            history(&app.ok_get(&q(&together)).await),
+            history(&app.ok_get(&q(&apart)).await),
+        );
+        assert_eq!(
+            a.len(),
+            2 * (3 + 7 * k) + 2,
+            "{key}: every distinct point once"
+        );
+        assert_eq!(a, b, "{key}: history");
+        // One column (the block path once a key has 64 points) and seven.
+        for width in [1, 7] {
+            let chart = |run: &str| format!("/api/v1/runs/{run}/series?key={key}&width={width}");
+            let (a, b) = (
+                series(&app, &chart(&together)).await,
+                series(&app, &chart(&apart)).await,
+            );
+            assert_eq!(a.total_points, b.total_points, "{key}: count");
+            assert_eq!(
+                format!("{:?}", a.points),
+                format!("{:?}", b.points),
+                "{key}: chart of width {width}"
+            );
+        }
+    }
+    let latest = |v: &Value| -> Vec<String> {
+        let mut m: Vec<String> = v["run"]["data"]["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        m.sort();
+        m
+    };
+    let (a, b) = (
+        latest(&app.ok_get(&format!("/runs/get?run_id={together}")).await),
+        latest(&app.ok_get(&format!("/runs/get?run_id={apart}")).await),
+    );
+    assert_eq!(a.len(), KEYS);
+    assert_eq!(a, b, "latest values");
+}
