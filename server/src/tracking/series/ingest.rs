@@ -65,10 +65,12 @@ pub fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<u64>, E
     }
     update_blocks(c, &changes)?;
     update_series(c, &changes)?;
-    for (i, (sid, _)) in series.iter().enumerate() {
-        if let Some(ch) = changes.iter().find(|ch| ch.sid == *sid) {
-            added[i] = ch.new.len() as u64;
-        }
+    let counts: HashMap<i64, u64> = changes
+        .iter()
+        .map(|ch| (ch.sid, ch.new.len() as u64))
+        .collect();
+    for (n, (sid, _)) in added.iter_mut().zip(series) {
+        *n = counts.get(sid).copied().unwrap_or(0);
     }
     Ok(added)
 }
