@@ -25,8 +25,7 @@ LOGS="$TARGET_DIR/test-logs"
 # RUNLENS_TEST_PROFILE=release tests release binaries instead.
 PROFILE="${RUNLENS_TEST_PROFILE:-debug}"
 case "$PROFILE" in
-    debug) PROFILE_FLAG=() ;;
-    release) PROFILE_FLAG=(--release) ;;
+    debug | release) ;;
     *) echo "RUNLENS_TEST_PROFILE must be debug or release" >&2; exit 2 ;;
 esac
 RUNLENS_BIN="$TARGET_DIR/$PROFILE/runlens"
@@ -95,13 +94,31 @@ with_pg() {
     return $rc
 }
 
+# Every test executable `cargo test --workspace` builds (a no-op once cargo-test ran).
+# Another package selection (`-p server --test it`, `cargo build -p server`) unifies the
+# dependencies' features differently and compiles about 80 crates again (2-4 minutes).
+build_tests() { cargo test --workspace --locked --no-run "$@"; }
+
+# test_exe TARGET: the path of the test executable TARGET (an integration test's name).
+test_exe() {
+    build_tests --message-format=json | python3 -c '
+import json, sys
+exe = [m["executable"] for m in map(json.loads, sys.stdin)
+       if m.get("reason") == "compiler-artifact" and m.get("executable")
+       and m["profile"]["test"] and m["target"]["name"] == sys.argv[1]]
+sys.exit(print(exe[0]) if exe else f"no test executable {sys.argv[1]}")' "$1"
+}
+
 # The integration tests, each on a database of its own (tests/it/helpers/store.rs).
 # First the PostgreSQL migrations against the SQLite ones (scripts/pg_schema_check.py: the
-# same tables, columns, keys, indexes and triggers), then the suite.
+# same tables, columns, keys, indexes and triggers), then the suite: the executable
+# cargo-test built, run as cargo would (from the package's folder).
 run_cargo_test_pg() {
+    local it
     psql "$PG_URL" -qc 'CREATE DATABASE schema_check' &&
         python3 scripts/pg_schema_check.py "${PG_URL%/*}/schema_check" &&
-        RUNLENS_TEST_DATABASE_URL="$PG_URL" cargo test -p server --test it --locked --no-fail-fast
+        it=$(test_exe it) &&
+        (cd server && RUNLENS_TEST_DATABASE_URL="$PG_URL" "$it")
 }
 
 # The conformance suite against a server on PostgreSQL (it inherits RUNLENS_DATABASE_URL).
@@ -147,7 +164,10 @@ for s in "${STEPS[@]}"; do
                 cargo test -p app --target wasm32-unknown-unknown --locked
         fi ;;
     trunk-build) step trunk-build trunk build --release ;;
-    server-build) step server-build cargo build "${PROFILE_FLAG[@]}" --locked -p server -p agent ;;
+    server-build)
+        # The debug binaries are those cargo-test built (uplifted to target/debug again).
+        if [ "$PROFILE" = debug ]; then step server-build build_tests
+        else step server-build cargo build --release --locked -p server -p agent; fi ;;
     conformance)
         if ok server-build && [ -x "$RUNLENS_BIN" ]; then step conformance run_conformance
         else skip conformance "no server binary"; fi ;;
