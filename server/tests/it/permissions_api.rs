@@ -234,8 +234,7 @@ async fn mlflow_permission_endpoints_and_level_zero() {
 
 #[tokio::test]
 async fn demo_users_see_what_the_demo_shares() {
-    let app = TestApp::bare();
-    server::demo::load(&app.store).expect("demo");
+    let app = TestApp::demo();
     server::demo::load(&app.store).expect("demo again (idempotent)");
     let token = |name: &str| {
         app.store

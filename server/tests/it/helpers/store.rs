@@ -56,12 +56,12 @@ pub fn reopen(dir: &Path, db: Option<&str>) -> Result<Store, server::Error> {
 }
 
 /// A store over a copy of the PostgreSQL database `name` (whose store must be dropped),
-/// dropped with the store.
-pub fn copy_store(name: &str, dir: &Path) -> Store {
+/// dropped with the store; and the copy's name.
+pub fn copy_store(name: &str, dir: &Path) -> (Store, String) {
     let url = pg_url().expect("a PostgreSQL test run");
     let (store, copy) = pg_store(&url, dir, Some(name));
     drop_on_close(&url, &store, &copy);
-    store
+    (store, copy)
 }
 
 /// A database of its own, copied from `from`, or else from a template this process

@@ -259,7 +259,7 @@ impl Template {
             &dir.path().join("artifacts"),
         );
         let store = match &self.db {
-            Some(db) => crate::helpers::store::copy_store(db, dir.path()),
+            Some(db) => crate::helpers::store::copy_store(db, dir.path()).0,
             None => Store::open(dir.path()).expect("store"),
         };
         let app = server::app(AppState::new(store.clone()), &StaticConfig::default());
