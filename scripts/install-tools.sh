@@ -13,7 +13,7 @@
 #   python3-venv                   (apt-get, only if the python has no ensurepip)
 #   .venv                          (python venv: uv, then mlflow-skinny, psutil, pytest)
 #   bench/.venv-mlflow             (python venv: the full MLflow server, mlflow==3.17.2, for
-#                                   `conformance-mlflow` and `make bench`; ~3 minutes cold)
+#                                   `conformance-mlflow` and `make bench`; ~15 s cold with uv)
 # The apt, pip and npm steps run in the background while cargo compiles trunk and
 # wasm-bindgen (see `background` below).
 set -euo pipefail
@@ -68,8 +68,8 @@ install_packages() {
     fi
 }
 
-# uv installs the venvs' packages: about 25 s for both on a cold cache, where pip took
-# about 165 s. It lives in .venv (made first), pinned; pip is the fallback.
+# uv installs the venvs' packages: about 30 s for both (uv included) on a cold cache,
+# where pip took about 165 s. It lives in .venv (made first), pinned; pip is the fallback.
 UV_VERSION=0.13.9
 UV=.venv/bin/uv
 export UV_LINK_MODE=copy

@@ -68,7 +68,7 @@ pub async fn oneshot(router: &Router, req: Request<Body>) -> Resp {
 /// The demo store [`TestApp::demo`] copies: its folder, its PostgreSQL database (on a
 /// PostgreSQL run) and the administrator's token.
 struct DemoTemplate {
-    dir: tempfile::TempDir,
+    dir: std::path::PathBuf,
     db: Option<String>,
     token: String,
 }
@@ -126,8 +126,8 @@ impl TestApp {
     pub fn demo() -> Self {
         static TEMPLATE: OnceLock<DemoTemplate> = OnceLock::new();
         let t = TEMPLATE.get_or_init(|| {
-            let dir = tempfile::tempdir().expect("tempdir");
-            let (store, db) = store::open_named(dir.path());
+            let dir = store::process_dir("demo-template");
+            let (store, db) = store::open_named(&dir);
             let token =
                 server::auth::bootstrap::create_admin_with_token(&store, ADMIN).expect("admin");
             server::demo::load(&store).expect("demo");
@@ -143,14 +143,7 @@ impl TestApp {
                 (store, Some(copy))
             }
             None => {
-                for e in std::fs::read_dir(t.dir.path()).expect("template dir") {
-                    let e = e.expect("entry");
-                    let name = e.file_name();
-                    let shm = name.to_string_lossy().ends_with("-shm");
-                    if e.file_type().expect("file type").is_file() && !shm {
-                        std::fs::copy(e.path(), dir.path().join(&name)).expect("copy");
-                    }
-                }
+                store::copy_sqlite_files(&t.dir, dir.path());
                 (Store::open(dir.path()).expect("store"), None)
             }
         };

@@ -64,6 +64,43 @@ pub fn copy_store(name: &str, dir: &Path) -> (Store, String) {
     (store, copy)
 }
 
+/// The database files of a closed SQLite store in `from` (its WAL included, its shared
+/// memory index left out) copied into `to`.
+pub fn copy_sqlite_files(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).expect("store dir") {
+        let e = e.expect("entry");
+        let name = e.file_name();
+        let shm = name.to_string_lossy().ends_with("-shm");
+        if e.file_type().expect("file type").is_file() && !shm {
+            std::fs::copy(e.path(), to.join(&name)).expect("copy");
+        }
+    }
+}
+
+/// An empty folder `NAME-PID` in cargo's temp dir for integration tests (`target/tmp`),
+/// for something the process keeps to its end (a static is never dropped, so a temp dir
+/// would stay behind in /tmp). Folders of `NAME` left by processes that are gone are removed.
+pub fn process_dir(name: &str) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("{name}-");
+    // Without /proc (not Linux) nothing is known to be gone, so nothing is removed.
+    let gone =
+        |pid: u32| Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists();
+    for e in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(gone) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    let dir = root.join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("process dir");
+    dir
+}
+
 /// A database of its own, copied from `from`, or else from a template this process
 /// migrated once (copying is much faster than migrating each time).
 fn pg_store(url: &str, dir: &Path, from: Option<&str>) -> (Store, String) {
