@@ -48,12 +48,14 @@ pub fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession,
 /// an expired session is deleted and `None` returned.
 pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session>, Error> {
     let hash = sha256_hex(id);
+    // Cached: every signed-in browser request runs it.
     let row: Option<(i64, String, i64, i64)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT user_id, csrf_token, created, last_seen FROM sessions WHERE session_hash = ?1",
-            [&hash],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
+        )?
+        .query_row([&hash], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
         .optional()?;
     let Some((user_id, csrf_token, created, last_seen)) = row else {
         return Ok(None);

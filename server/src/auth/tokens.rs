@@ -86,13 +86,14 @@ pub fn resolve_token(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, 
         return Ok(None);
     }
     let hash = sha256_hex(token);
+    // Cached: every request with a token runs it (uncached, PostgreSQL would parse it
+    // again each time, a round trip of its own).
     let row: Option<(i64, i64, Option<i64>)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT token_id, user_id, last_used FROM api_tokens
              WHERE token_hash = ?1 AND revoked IS NULL",
-            [&hash],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+        )?
+        .query_row([&hash], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .optional()?;
     let Some((token_id, user_id, last_used)) = row else {
         return Ok(None);

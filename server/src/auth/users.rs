@@ -112,10 +112,14 @@ pub fn get_user(conn: &Conn, username: &str) -> Result<User, Error> {
         .ok_or_else(|| not_found(username))
 }
 
-/// The user with id `user_id`, if any.
+/// The user with id `user_id`, if any. (Through the statement cache: every authenticated
+/// request looks its user up.)
 pub fn get_user_by_id(conn: &Conn, user_id: i64) -> Result<Option<User>, Error> {
     let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE user_id = ?1");
-    Ok(conn.query_row(&sql, [user_id], user_from_row).optional()?)
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([user_id], user_from_row)
+        .optional()?)
 }
 
 /// Every user, by username.
