@@ -54,6 +54,9 @@ pub enum Dialect {
 /// A connection to the store's database.
 pub struct Conn {
     inner: Inner,
+    /// The SQLite pool this connection is lent from, while it is lent ([`Pool::get`]):
+    /// where [`Conn::sibling`] finds a second connection.
+    lent_from: Option<sqlite::SqlitePool>,
 }
 
 enum Inner {
@@ -79,12 +82,14 @@ impl Conn {
     pub(crate) fn from_sqlite(inner: rusqlite::Connection) -> Self {
         Conn {
             inner: Inner::Sqlite(inner),
+            lent_from: None,
         }
     }
 
     pub(crate) fn from_pg(inner: pg::PgConn) -> Self {
         Conn {
             inner: Inner::Pg(inner),
+            lent_from: None,
         }
     }
 
@@ -93,6 +98,21 @@ impl Conn {
         match self.inner {
             Inner::Sqlite(_) => Dialect::Sqlite,
             Inner::Pg(_) => Dialect::Postgres,
+        }
+    }
+
+    /// A second connection to the same database for reads that run beside this
+    /// connection's on another core (each in its own snapshot): from the pool this one is
+    /// lent from, when that pool can give one without waiting; `None` otherwise (and for
+    /// a connection opened outside a pool).
+    pub fn sibling(&self) -> Option<Pooled> {
+        match &self.inner {
+            Inner::Sqlite(_) => self
+                .lent_from
+                .as_ref()?
+                .try_get()
+                .map(|c| Pooled::Sqlite(pool::Lent(c))),
+            Inner::Pg(c) => c.sibling().map(|c| Pooled::Pg(Conn::from_pg(c))),
         }
     }
 

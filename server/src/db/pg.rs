@@ -130,7 +130,10 @@ impl PgPool {
         ))
         .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
         .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
-        Ok(super::Conn::from_pg(PgConn { client }))
+        Ok(super::Conn::from_pg(PgConn {
+            client,
+            rt: rt.handle().clone(),
+        }))
     }
 
     /// A connection of its own outside the pool, with its task on the pool's runtime
@@ -188,9 +191,34 @@ pub fn with_database(url: &str, name: &str) -> String {
 /// A pooled PostgreSQL connection.
 pub struct PgConn {
     client: deadpool_postgres::Object,
+    /// The pool's runtime, where [`PgConn::sibling`] waits for its connection.
+    rt: tokio::runtime::Handle,
 }
 
 impl PgConn {
+    /// Another connection of this one's pool when the pool can give one without waiting
+    /// (an idle one, or a new one while it is under its size); `None` otherwise.
+    pub(super) fn sibling(&self) -> Option<PgConn> {
+        let pool = deadpool_postgres::Object::pool(&self.client)?;
+        // A zero wait: take a free slot or none, never queue behind other requests.
+        let timeouts = deadpool_postgres::Timeouts {
+            wait: Some(Duration::ZERO),
+            create: Some(Duration::from_secs(5)),
+            recycle: Some(Duration::from_secs(5)),
+        };
+        let got = wait(tokio::task::unconstrained(
+            self.rt
+                .spawn(async move { pool.timeout_get(&timeouts).await }),
+        ));
+        match got {
+            Ok(Ok(client)) => Some(PgConn {
+                client,
+                rt: self.rt.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// Prepares `sql` (translated), through the connection's statement cache or not.
     pub(super) fn prepare(&self, sql: &str, cached: bool) -> Result<tokio_postgres::Statement> {
         let text = translate(sql);

@@ -18,7 +18,7 @@ pub enum Pool {
 /// A connection borrowed from a [`Pool`]; back to it when dropped.
 pub enum Pooled {
     /// From the SQLite pool.
-    Sqlite(r2d2::PooledConnection<Manager>),
+    Sqlite(Lent),
     /// From the PostgreSQL pool (the connection holds its pool slot).
     Pg(Conn),
 }
@@ -27,10 +27,13 @@ impl Pool {
     /// A connection, waiting for one to be free.
     pub fn get(&self) -> Result<Pooled> {
         match self {
-            Pool::Sqlite(p) => p
-                .get()
-                .map(Pooled::Sqlite)
-                .map_err(|e| DbError::Pool(format!("database pool: {e}"))),
+            Pool::Sqlite(p) => {
+                let mut c = p
+                    .get()
+                    .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
+                c.lent_from = Some(p.clone());
+                Ok(Pooled::Sqlite(Lent(c)))
+            }
             Pool::Pg(p) => p.get().map(Pooled::Pg),
         }
     }
@@ -44,12 +47,23 @@ impl Pool {
     }
 }
 
+/// A connection of the SQLite pool while it is lent: it knows its pool
+/// ([`Conn::sibling`]) until it goes back (a pool's idle connections holding the pool
+/// would keep it alive forever).
+pub struct Lent(pub(super) r2d2::PooledConnection<Manager>);
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        self.0.lent_from = None;
+    }
+}
+
 impl Deref for Pooled {
     type Target = Conn;
 
     fn deref(&self) -> &Conn {
         match self {
-            Pooled::Sqlite(c) => c,
+            Pooled::Sqlite(c) => &c.0,
             Pooled::Pg(c) => c,
         }
     }
@@ -58,7 +72,7 @@ impl Deref for Pooled {
 impl DerefMut for Pooled {
     fn deref_mut(&mut self) -> &mut Conn {
         match self {
-            Pooled::Sqlite(c) => c,
+            Pooled::Sqlite(c) => &mut c.0,
             Pooled::Pg(c) => c,
         }
     }

@@ -18,7 +18,8 @@
 //! statement a level; the points of the blocks read as points are read last: the
 //! lowest-level blocks' chunks with one statement, the other blocks' points as step ranges
 //! of `metric_points`, a batch of ranges a statement on PostgreSQL (where each statement
-//! is a round trip). The pieces are
+//! is a round trip). Each of these reads is split over two connections when it is large
+//! and the pool has a connection free ([`parallel`]). The pieces are
 //! then fed to the reducer in step order, which is the order a depth-first walk would give
 //! (blocks and point ranges are disjoint in steps), so the output does not change.
 
@@ -31,6 +32,7 @@ use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
 use super::chunks;
 use super::downsample::{Reduced, Viewport, M4};
+use super::parallel::{self, split_read, SPLIT_AT};
 use crate::store::sql::{json_array, json_int_list};
 use crate::tracking::model::from_stored;
 use crate::Error;
@@ -76,7 +78,16 @@ pub(super) fn reduce(
     let place = Place { axis, view, steps };
     let mut pieces: Vec<(i64, Piece)> = Vec::new();
     let mut level = top;
-    let mut blocks = blocks::Reader::new(c)?.read(sid, top, steps.0 >> top, steps.1 >> top)?;
+    let (from, to) = (steps.0 >> top, steps.1 >> top);
+    let mid = from + (to - from) / 2;
+    let top_blocks = |c: &Conn, lo, hi| blocks::Reader::new(c)?.read(sid, top, lo, hi);
+    let (mut blocks, rest) = parallel::both(
+        c,
+        to - from >= SPLIT_AT as i64,
+        |c| top_blocks(c, from, mid),
+        |c| top_blocks(c, mid + 1, to),
+    )?;
+    blocks.extend(rest);
     loop {
         // The refined blocks, whose four children the next level reads.
         let mut refine: Vec<i64> = Vec::new();
@@ -108,7 +119,11 @@ pub(super) fn reduce(
     // In block order, so that consecutive lookups walk nearby pages of the index.
     let mut wanted: Vec<i64> = counts.keys().copied().collect();
     wanted.sort_unstable();
-    let mut chunks = chunks::read(c, sid, &wanted)?;
+    let mut chunks: HashMap<i64, Vec<json::SeriesPoint>> = split_read(c, &wanted, |c, part| {
+        Ok(chunks::read(c, sid, part)?.into_iter().collect())
+    })?
+    .into_iter()
+    .collect();
     // A chunk stands for its block only when it holds every point the summary counts.
     chunks.retain(|b, points| counts.get(b) == Some(&(points.len() as u64)));
     let from_chunk = |chunk: &Option<(i64, u64)>| chunk.and_then(|(b, _)| chunks.get(&b));
@@ -119,7 +134,8 @@ pub(super) fn reduce(
             _ => None,
         })
         .collect();
-    let points = read_ranges(c, sid, &ranges, ranges_per_statement(c.dialect()))?;
+    let per = ranges_per_statement(c.dialect());
+    let points = split_read(c, &ranges, |c, part| read_ranges(c, sid, part, per))?;
     let mut m4 = M4::new(view);
     let mut next = points.into_iter().peekable();
     for (_, piece) in &pieces {
@@ -188,7 +204,18 @@ impl Place {
 }
 
 /// The blocks of `level` that exist among the four children of each of the blocks
-/// `parents` (ascending, at `level + LEVEL_STEP`), in block order, with one statement.
+/// `parents` (ascending, at `level + LEVEL_STEP`), in block order: with one statement
+/// ([`children_of`]), or two at once for many parents ([`split_read`]).
+fn read_children(
+    c: &Conn,
+    sid: i64,
+    level: u32,
+    parents: &[i64],
+) -> Result<Vec<(i64, Block)>, Error> {
+    split_read(c, parents, |c, part| children_of(c, sid, level, part))
+}
+
+/// [`read_children`] with one statement.
 ///
 /// On SQLite the parents go in as a flat JSON list of integers, and each parent's children
 /// are read as one index range (`block BETWEEN 4p AND 4p + 3`): one seek a parent, where
@@ -203,7 +230,7 @@ impl Place {
 /// that many blocks) keeps the range's lookup a subquery of its own, an index range scan
 /// per run: without it, the generic plan a prepared statement gets after five runs joined
 /// the ranges to every block of the level (1.4 s).
-fn read_children(
+fn children_of(
     c: &Conn,
     sid: i64,
     level: u32,

@@ -515,3 +515,45 @@ async fn a_batch_of_many_keys_writes_each_as_if_logged_alone() {
     assert_eq!(a.len(), KEYS);
     assert_eq!(a, b, "latest values");
 }
+
+/// A chart's large reads go to a second connection of the pool beside the request's own
+/// (`Conn::sibling`), but only one the pool can give without waiting: a busy pool leaves
+/// the chart on one connection. Each connection is told apart by a temporary table of its
+/// own (per connection on both backends).
+#[tokio::test]
+async fn a_second_connection_comes_only_from_a_free_slot_of_the_pool() {
+    use server::db::Conn;
+    let app = TestApp::new();
+    app.store
+        .call(|c| {
+            let mark = |c: &Conn, id: i64| {
+                c.execute_batch("CREATE TEMP TABLE IF NOT EXISTS who (id BIGINT)")
+                    .and_then(|()| c.execute("DELETE FROM who", []))
+                    .and_then(|_| c.execute("INSERT INTO who (id) VALUES (?1)", [id]))
+                    .expect("mark");
+            };
+            let who = |c: &Conn| -> Option<i64> {
+                c.query_row("SELECT id FROM who", [], |r| r.get(0)).ok()
+            };
+            mark(c, 0);
+            let other = c.sibling().expect("a free connection");
+            assert_eq!(who(&other), None, "another connection");
+            // Take every slot left: then there is none, and one given back serves again.
+            let mut held = vec![other];
+            while let Some(s) = c.sibling() {
+                assert!(held.len() < 64, "the pool has a size");
+                held.push(s);
+            }
+            for (i, s) in held.iter().enumerate() {
+                mark(s, i as i64 + 1);
+            }
+            assert!(c.sibling().is_none());
+            drop(held.pop());
+            let again = c.sibling().expect("the slot given back");
+            assert_eq!(who(&again), Some(held.len() as i64 + 1), "the idle one");
+            assert_eq!(who(c), Some(0));
+            Ok(())
+        })
+        .await
+        .expect("store");
+}
