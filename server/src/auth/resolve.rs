@@ -8,7 +8,7 @@ use tokio::sync::Semaphore;
 
 use super::credentials::Credential;
 use super::password::{dummy_hash, verify_password};
-use super::{groups, limiter, sessions, tokens, users, AuthMethod, Caller};
+use super::{limiter, sessions, tokens, users, AuthMethod, Caller};
 use crate::util::now_ms;
 use crate::{AppState, Error};
 
@@ -201,17 +201,13 @@ fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {
 
 /// The caller for `user_id`; `Unauthenticated` if the user is gone or disabled.
 pub fn load_caller(conn: &Conn, user_id: i64, method: AuthMethod) -> Result<Caller, Error> {
-    let user = users::get_user_by_id(conn, user_id)?
+    let (user, group_ids) = users::get_user_and_groups(conn, user_id)?
         .ok_or_else(|| Error::Unauthenticated("This account no longer exists.".into()))?;
     if user.disabled {
         return Err(Error::Unauthenticated(
             "This account is disabled; ask an administrator.".into(),
         ));
     }
-    let group_ids = groups::groups_of(conn, user_id)?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
     Ok(Caller {
         user_id,
         username: user.username,

@@ -289,8 +289,10 @@ fn log_next(store: &Store, bus: &LiveBus, run: &mut Current, now: i64) -> Result
                 metrics,
                 ..Batch::default()
             };
-            log_batch(tx, &run_id, batch, false)?;
-            Ok(watch.map(|w| w.events(tx, &run_id)).unwrap_or_default())
+            let logged = log_batch(tx, &run_id, batch, false)?;
+            Ok(watch
+                .map(|w| w.events(tx, &run_id, &logged))
+                .unwrap_or_default())
         })
     })?;
     bus.publish_all(events);

@@ -125,7 +125,7 @@ impl<'c> Writer<'c> {
             params: pairs(params),
             ..Batch::default()
         };
-        log_batch(self.conn, run, batch, false)
+        log_batch(self.conn, run, batch, false).map(drop)
     }
 
     /// Sets run tags.
@@ -134,7 +134,7 @@ impl<'c> Writer<'c> {
             tags: pairs(tags),
             ..Batch::default()
         };
-        log_batch(self.conn, run, batch, false)
+        log_batch(self.conn, run, batch, false).map(drop)
     }
 
     /// Logs metric `key` every `every` steps of `tl` (and at its last step), with values

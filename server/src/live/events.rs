@@ -1,16 +1,19 @@
 //! Events of a log call (log-metric, log-batch, set-tag): built inside the write's
-//! transaction, after the write, so the latest values are the ones committed with it.
+//! transaction, after the write, from what the write itself read and computed
+//! ([`Logged`]: the run, and the latest values it committed), so an event costs no reads
+//! of its own except for a rename.
 
 use std::collections::HashMap;
 
 use api_types::workspace::LivePoints;
-use api_types::{SeriesPoint, F64};
+use api_types::{LatestMetric, SeriesPoint, F64};
 
 use super::{LiveBus, LiveEvent};
 use crate::store::Conn;
-use crate::tracking::model::Metric;
+use crate::tracking::log_batch::Logged;
+use crate::tracking::model::{Metric, Point};
+use crate::tracking::runs;
 use crate::tracking::tags::RUN_NAME_TAG;
-use crate::tracking::{overview, runs};
 use crate::Error;
 
 /// What a log call writes that the live streams report: its metric points, and whether it
@@ -32,10 +35,11 @@ impl BatchWatch {
         })
     }
 
-    /// The events of the write to run `run_id`, read after it in its transaction. A failed
-    /// read costs the streams this event, never the write: it is logged and skipped.
-    pub fn events(self, c: &Conn, run_id: &str) -> Vec<LiveEvent> {
-        match self.read(c, run_id) {
+    /// The events of the write to run `run_id`, which left `logged`; a rename reads the run
+    /// again in the write's transaction. A failed read costs the streams this event, never
+    /// the write: it is logged and skipped.
+    pub fn events(self, c: &Conn, run_id: &str, logged: &Logged) -> Vec<LiveEvent> {
+        match self.read(c, run_id, logged) {
             Ok(events) => events,
             Err(e) => {
                 tracing::warn!("live event of run {run_id} not sent: {e}");
@@ -44,8 +48,7 @@ impl BatchWatch {
         }
     }
 
-    fn read(self, c: &Conn, run_id: &str) -> Result<Vec<LiveEvent>, Error> {
-        let info = runs::get_info(c, run_id)?;
+    fn read(self, c: &Conn, run_id: &str, logged: &Logged) -> Result<Vec<LiveEvent>, Error> {
         let mut events = Vec::new();
         if !self.metrics.is_empty() {
             let mut series: Vec<LivePoints> = Vec::new();
@@ -65,17 +68,27 @@ impl BatchWatch {
                     value: F64(m.point.value),
                 });
             }
-            let keys: Vec<&str> = series.iter().map(|s| s.key.as_str()).collect();
-            let latest = overview::latest_of(c, run_id, &keys)?;
+            let after: HashMap<&str, &Point> =
+                logged.latest.iter().map(|(k, p)| (k.as_str(), p)).collect();
+            let latest = series
+                .iter()
+                .filter_map(|s| after.get(s.key.as_str()).map(|p| (&s.key, *p)))
+                .map(|(key, p)| LatestMetric {
+                    key: key.clone(),
+                    value: F64(p.value),
+                    step: p.step,
+                    timestamp: p.timestamp,
+                })
+                .collect();
             events.push(LiveEvent::Metrics {
-                experiment_id: info.experiment_id,
+                experiment_id: logged.info.experiment_id,
                 run_id: run_id.to_string(),
                 series,
                 latest,
             });
         }
         if self.renamed {
-            events.push(LiveEvent::run(&info));
+            events.push(LiveEvent::run(&runs::get_info(c, run_id)?));
         }
         Ok(events)
     }

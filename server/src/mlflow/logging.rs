@@ -54,8 +54,10 @@ async fn log(s: AppState, run_id: String, batch: Batch, single: bool) -> Reply {
     let watch = BatchWatch::of(&s.live, &batch.metrics, &batch.tags);
     let run = run_id.clone();
     let events = write_run(&s, &run, move |c| {
-        log_batch::log_batch(c, &run_id, batch, single)?;
-        Ok(watch.map(|w| w.events(c, &run_id)).unwrap_or_default())
+        let logged = log_batch::log_batch(c, &run_id, batch, single)?;
+        Ok(watch
+            .map(|w| w.events(c, &run_id, &logged))
+            .unwrap_or_default())
     })
     .await?;
     s.live.publish_all(events);
@@ -85,9 +87,11 @@ async fn log_linked(
                 logged::require_if_known(c, &caller, &l.model_id, Level::CanEdit)?;
             }
         }
-        log_batch::log_batch(c, &run_id, batch, single)?;
+        let done = log_batch::log_batch(c, &run_id, batch, single)?;
         logged::log_metrics(c, &run_id, &links)?;
-        Ok(watch.map(|w| w.events(c, &run_id)).unwrap_or_default())
+        Ok(watch
+            .map(|w| w.events(c, &run_id, &done))
+            .unwrap_or_default())
     })
     .await?;
     s.live.publish_all(events);

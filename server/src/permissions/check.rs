@@ -38,13 +38,24 @@ pub fn require_experiment(
 ) -> Result<Granted, Error> {
     let name = experiment_name(conn, id)?
         .ok_or_else(|| Error::NotFound(format!("No Experiment with id={id} exists")))?;
-    let have = level_on(conn, caller, id, &name)?;
+    require_named(conn, caller, id, &name, need)
+}
+
+/// [`require_experiment`] for experiment `id` known to exist, named `name`.
+fn require_named(
+    conn: &Conn,
+    caller: &Caller,
+    id: i64,
+    name: &str,
+    need: Level,
+) -> Result<Granted, Error> {
+    let have = level_on(conn, caller, id, name)?;
     match have {
         Some(level) if level >= need => Ok(Granted {
             experiment_id: id,
             level,
         }),
-        _ => Err(denied(conn, id, &name, have, need)?),
+        _ => Err(denied(conn, id, name, have, need)?),
     }
 }
 
@@ -55,12 +66,17 @@ pub fn require_run(
     run_id: &str,
     need: Level,
 ) -> Result<Granted, Error> {
-    let experiment_id: i64 = conn
-        .prepare_cached("SELECT experiment_id FROM runs WHERE run_uuid = ?1")?
-        .query_row([run_id], |r| r.get(0))
+    // The run's experiment and its name in one statement (a round trip on PostgreSQL).
+    let (experiment_id, name): (i64, String) = conn
+        .prepare_cached(
+            "SELECT r.experiment_id, e.name FROM runs AS r
+               JOIN experiments AS e ON e.experiment_id = r.experiment_id
+              WHERE r.run_uuid = ?1",
+        )?
+        .query_row([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("Run with id={run_id} not found")))?;
-    require_experiment(conn, caller, experiment_id, need)
+    require_named(conn, caller, experiment_id, &name, need)
 }
 
 /// The refusal for a caller holding `have` where `need` was required.

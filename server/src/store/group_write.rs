@@ -175,8 +175,12 @@ fn fail_all(jobs: Vec<Queued>, why: &str) {
 
 /// Runs `jobs` in one write transaction, each in a savepoint, commits, and delivers
 /// every result (a job that panicked failed, and is rolled back). When every
-/// job names its run, the transaction locks only those runs.
+/// job names its run, the transaction locks only those runs. A group of one job needs no
+/// savepoint (two round trips on PostgreSQL): if it fails, the transaction is rolled back.
 fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
+    if jobs.len() == 1 {
+        return run_alone(conn, jobs);
+    }
     let runs: Option<Vec<i32>> = jobs.iter().map(|q| q.run).collect();
     let tx = match &runs {
         Some(keys) => conn.transaction_for_runs(keys),
@@ -210,6 +214,34 @@ fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
     let commit = tx.commit().map_err(|e| format!("database commit: {e}"));
     for finish in finishes {
         finish(commit.clone());
+    }
+}
+
+/// [`run_group`] for a group of one job, without a savepoint.
+fn run_alone(conn: &mut Conn, jobs: Vec<Queued>) {
+    let Some(Queued { run, job }) = jobs.into_iter().next() else {
+        return;
+    };
+    let tx = match run {
+        Some(key) => conn.transaction_for_runs(&[key]),
+        None => conn.transaction(crate::db::Behavior::Immediate),
+    };
+    let tx = match tx {
+        Ok(tx) => tx,
+        Err(e) => {
+            let (_, finish) = job(Err(format!("database write: {e}")));
+            return finish(Ok(()));
+        }
+    };
+    let (keep, finish) = job(Ok(&tx));
+    if keep {
+        finish(tx.commit().map_err(|e| format!("database commit: {e}")));
+    } else {
+        // The job's own error is its result; undoing it cannot change that.
+        if let Err(e) = tx.rollback() {
+            tracing::warn!("rolling back a failed write: {e}");
+        }
+        finish(Ok(()));
     }
 }
 
@@ -298,6 +330,21 @@ mod tests {
         assert_eq!(results[4].as_ref().unwrap(), &40);
         assert_eq!(keys(&store), [0, 2, 4]);
         assert!(lock(&writer.queue).is_empty());
+    }
+
+    /// A write alone in its group runs without a savepoint: one that fails or panics is
+    /// undone with its whole transaction, and the next write still commits.
+    #[test]
+    fn a_lone_write_that_fails_leaves_nothing() {
+        let (_dir, store) = store();
+        let writer = GroupWriter::default();
+        assert_eq!(write(&store, &writer, 0, "ok").unwrap(), 0);
+        let refused = write(&store, &writer, 1, "fail");
+        assert!(matches!(&refused, Err(Error::InvalidParameter(m)) if m == "write 1 refused"));
+        let lost = write(&store, &writer, 2, "panic");
+        assert!(matches!(&lost, Err(Error::Internal(m)) if m.contains("lost")));
+        assert_eq!(write(&store, &writer, 3, "ok").unwrap(), 30);
+        assert_eq!(keys(&store), [0, 3]);
     }
 
     /// Many writers at once: every write commits exactly once, in some group, with one

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::db::{params, params_from_iter, Conn, Value};
 
 use super::columns::{note_keys, ColumnKind};
-use super::model::{to_stored, Metric, Point};
+use super::model::{to_stored, Metric, Point, RunInfo};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
@@ -25,15 +25,27 @@ pub struct Batch {
     pub tags: Vec<(String, String)>,
 }
 
+/// What a logged batch leaves for its live event ([`crate::live::BatchWatch`]), so that
+/// the event needs no reads of its own (each a round trip on PostgreSQL).
+#[derive(Debug, Clone)]
+pub struct Logged {
+    /// The run, as read before the write (a tag may have renamed it since).
+    pub info: RunInfo,
+    /// The latest value of each metric key the batch logged, after it, in order of the
+    /// keys' first appearance in the batch.
+    pub latest: Vec<(String, Point)>,
+}
+
 /// Logs a batch into an active run. `single` names fields as the single-item endpoints do
 /// (`key`) instead of `metrics[0].key`.
-pub fn log_batch(conn: &Conn, run_id: &str, batch: Batch, single: bool) -> Result<(), Error> {
+pub fn log_batch(conn: &Conn, run_id: &str, batch: Batch, single: bool) -> Result<Logged, Error> {
     validate_batch_sizes(batch.metrics.len(), batch.params.len(), batch.tags.len())?;
-    runs::get_active_info(conn, run_id)?;
+    let info = runs::get_active_info(conn, run_id)?;
     log_params(conn, run_id, batch.params, single)?;
-    log_metrics(conn, run_id, &batch.metrics, single)?;
+    let latest = log_metrics(conn, run_id, &batch.metrics, single)?;
     let path = if single { "key" } else { "tags" };
-    tags::set_tags(conn, run_id, &batch.tags, path)
+    tags::set_tags(conn, run_id, &batch.tags, path)?;
+    Ok(Logged { info, latest })
 }
 
 fn field(single: bool, list: &str, i: usize, name: &str) -> String {
@@ -69,7 +81,10 @@ fn log_params(
     }
     // One statement reads the values already logged for these keys, one writes the new
     // ones and one or two note their column keys, whatever their number (each statement is
-    // a round trip on PostgreSQL).
+    // a round trip on PostgreSQL); none when there are no params.
+    if params.is_empty() {
+        return Ok(());
+    }
     let d = conn.dialect();
     let keys: Vec<&str> = params.iter().map(|(k, _)| k.as_str()).collect();
     let mut logged: HashMap<String, String> = HashMap::new();
@@ -130,7 +145,13 @@ pub fn supersedes(new: &Point, old: &Point) -> bool {
         || ((new.step, new.timestamp) == (old.step, old.timestamp) && new.value >= old_value)
 }
 
-fn log_metrics(conn: &Conn, run_id: &str, metrics: &[Metric], single: bool) -> Result<(), Error> {
+/// Logs `metrics`; returns each key's latest value after them (see [`Logged::latest`]).
+fn log_metrics(
+    conn: &Conn,
+    run_id: &str,
+    metrics: &[Metric],
+    single: bool,
+) -> Result<Vec<(String, Point)>, Error> {
     for (i, m) in metrics.iter().enumerate() {
         validate_key(&field(single, "metrics", i, "key"), &m.key)?;
         if m.point.timestamp < 0 {
@@ -159,7 +180,7 @@ fn log_metrics(conn: &Conn, run_id: &str, metrics: &[Metric], single: bool) -> R
         }
     }
     if by_key.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let keys: Vec<&str> = by_key.iter().map(|(key, _)| *key).collect();
     let ids = series_ids(conn, run_id, &keys)?;
@@ -222,9 +243,14 @@ const LATEST_ROWS: [usize; 3] = [16, 4, 1];
 /// latest value of its key in run `run_id` where it supersedes the stored one (MLflow's
 /// rule, [`supersedes`]); keys with no value yet become columns of the experiment. One
 /// statement reads the stored values, and the upserts write several keys a statement.
-fn update_latest(conn: &Conn, run_id: &str, best: &[(&str, Point)]) -> Result<(), Error> {
+/// Returns each key's latest value after the update, in the order of `best`.
+fn update_latest(
+    conn: &Conn,
+    run_id: &str,
+    best: &[(&str, Point)],
+) -> Result<Vec<(String, Point)>, Error> {
     if best.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let d = conn.dialect();
     let keys: Vec<&str> = best.iter().map(|(k, _)| *k).collect();
@@ -250,6 +276,13 @@ fn update_latest(conn: &Conn, run_id: &str, best: &[(&str, Point)]) -> Result<()
             old.insert(key, p);
         }
     }
+    let latest: Vec<(String, Point)> = best
+        .iter()
+        .map(|(k, p)| match old.get(*k) {
+            Some(o) if !supersedes(p, o) => ((*k).to_owned(), *o),
+            _ => ((*k).to_owned(), *p),
+        })
+        .collect();
     let write: Vec<(&str, Point)> = best
         .iter()
         .filter(|(k, p)| old.get(*k).is_none_or(|o| supersedes(p, o)))
@@ -290,7 +323,7 @@ fn update_latest(conn: &Conn, run_id: &str, best: &[(&str, Point)]) -> Result<()
         .execute(params_from_iter(args))?;
         rest = later;
     }
-    Ok(())
+    Ok(latest)
 }
 
 #[cfg(test)]

@@ -254,7 +254,7 @@ async fn log_keys(
                     .collect(),
                 tags: Vec::new(),
             };
-            log_batch(c, &run, batch, false)
+            log_batch(c, &run, batch, false).map(drop)
         })
         .await
 }

@@ -203,6 +203,37 @@ async fn a_log_batch_reaches_the_stream_within_a_second_with_only_what_it_asked_
     assert!(got.iter().all(|u| u.at > 0 && u.runs.is_empty()));
 }
 
+/// A point at an earlier step streams, and the latest value sent with it is still the
+/// stored one it did not replace (MLflow's rule), not the point itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_point_streams_with_the_latest_value_it_did_not_replace() {
+    let s = LiveServer::start().await;
+    let exp = experiment(&s, "/Users/root/late").await;
+    let r = run(&s, &exp, "late").await;
+    mlflow(&s, "/runs/log-batch", batch(&r, "loss", 5..6)).await;
+    let mut live = Live::open(
+        &s,
+        &s.admin,
+        &format!("/api/v1/experiments/{exp}/live?run={r}"),
+    )
+    .await;
+    mlflow(&s, "/runs/log-batch", batch(&r, "loss", 2..3)).await;
+    let latest_of = |u: &[LiveUpdate]| -> Vec<(i64, f64)> {
+        u.iter()
+            .flat_map(|u| &u.latest)
+            .filter(|l| l.run_id == r)
+            .map(|l| (l.metric.step, l.metric.value.0))
+            .collect()
+    };
+    let (got, raw) = live
+        .until(Duration::from_secs(5), |u| {
+            points_of(u, &r).any(|step| step == 2) && !latest_of(u).is_empty()
+        })
+        .await;
+    assert_eq!(points_of(&got, &r).collect::<Vec<_>>(), [2], "{raw}");
+    assert_eq!(latest_of(&got).last(), Some(&(5, 2.5)), "{raw}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_changes_are_sent_for_every_run() {
     let s = LiveServer::start().await;
