@@ -1,7 +1,8 @@
 //! Fair writes with group commit: the MLflow API's writes queue here in arrival order, and
 //! whoever holds a write turn runs every write queued so far in ONE transaction (one
 //! disk sync for all of them), each inside a savepoint of its own, so a write that fails
-//! is undone alone and the others still commit. Each caller gets its own result only
+//! is undone alone and the others still commit (a write alone in its group needs no
+//! savepoint: its transaction is rolled back instead). Each caller gets its own result only
 //! after that commit (`synchronous = FULL`), so an acknowledged write survives a crash.
 //!
 //! Before this, every writer took SQLite's lock up front and blocked writers polled with

@@ -3,14 +3,12 @@
 //! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
 //! condition or is the caller's (see `app_api`).
 
-use std::collections::HashMap;
-
 use crate::db::{Conn, OptionalExtension};
 use api_types as json;
 
 use super::columns::{column_keys, ColumnKind};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{greatest, json_array, json_list, Dialect};
+use crate::store::sql::{greatest, Dialect};
 use crate::Error;
 
 /// The tag MLflow uses to nest a run under its parent.
@@ -162,26 +160,6 @@ fn key_values(c: &Conn, table: &str, run_id: &str) -> Result<Vec<json::KeyValue>
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The latest value of each of `keys` of run `run_id` (keys it has none for are left
-/// out), in the order of `keys`, with one statement whatever their number.
-pub fn latest_of(c: &Conn, run_id: &str, keys: &[&str]) -> Result<Vec<json::LatestMetric>, Error> {
-    if keys.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut stmt = c.prepare_cached(&format!(
-        "SELECT key, is_nan, value, step, timestamp FROM latest_metrics
-          WHERE run_uuid = ?1 AND key IN {}",
-        json_list(c.dialect(), "?2")
-    ))?;
-    let rows = stmt.query_map([run_id, &json_array(keys)?], latest_row)?;
-    let mut found: HashMap<String, json::LatestMetric> = HashMap::with_capacity(keys.len());
-    for row in rows {
-        let m = row?;
-        found.insert(m.key.clone(), m);
-    }
-    Ok(keys.iter().filter_map(|k| found.remove(*k)).collect())
 }
 
 fn latest_row(r: &crate::db::Row<'_>) -> crate::db::Result<json::LatestMetric> {
