@@ -11,7 +11,7 @@ use api_types::{LatestMetric, SeriesPoint, F64};
 use super::{LiveBus, LiveEvent};
 use crate::store::Conn;
 use crate::tracking::log_batch::Logged;
-use crate::tracking::model::{Metric, Point};
+use crate::tracking::model::Metric;
 use crate::tracking::runs;
 use crate::tracking::tags::RUN_NAME_TAG;
 use crate::Error;
@@ -68,11 +68,10 @@ impl BatchWatch {
                     value: F64(m.point.value),
                 });
             }
-            let after: HashMap<&str, &Point> =
-                logged.latest.iter().map(|(k, p)| (k.as_str(), p)).collect();
-            let latest = series
+            // The batch's keys, as `series`: in order of first appearance.
+            let latest = logged
+                .latest
                 .iter()
-                .filter_map(|s| after.get(s.key.as_str()).map(|p| (&s.key, *p)))
                 .map(|(key, p)| LatestMetric {
                     key: key.clone(),
                     value: F64(p.value),

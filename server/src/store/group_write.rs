@@ -178,10 +178,7 @@ fn fail_all(jobs: Vec<Queued>, why: &str) {
 /// every result (a job that panicked failed, and is rolled back). When every
 /// job names its run, the transaction locks only those runs. A group of one job needs no
 /// savepoint (two round trips on PostgreSQL): if it fails, the transaction is rolled back.
-fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
-    if jobs.len() == 1 {
-        return run_alone(conn, jobs);
-    }
+fn run_group(conn: &mut Conn, mut jobs: Vec<Queued>) {
     let runs: Option<Vec<i32>> = jobs.iter().map(|q| q.run).collect();
     let tx = match &runs {
         Some(keys) => conn.transaction_for_runs(keys),
@@ -191,6 +188,12 @@ fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
         Ok(tx) => tx,
         Err(e) => return fail_all(jobs, &format!("database write: {e}")),
     };
+    if jobs.len() == 1 {
+        if let Some(Queued { job, .. }) = jobs.pop() {
+            run_alone(tx, job);
+        }
+        return;
+    }
     let mut finishes: Vec<Finish> = Vec::with_capacity(jobs.len());
     for Queued { job, .. } in jobs {
         if let Err(e) = tx.execute_batch("SAVEPOINT group_write") {
@@ -218,22 +221,8 @@ fn run_group(conn: &mut Conn, jobs: Vec<Queued>) {
     }
 }
 
-/// [`run_group`] for a group of one job, without a savepoint.
-fn run_alone(conn: &mut Conn, jobs: Vec<Queued>) {
-    let Some(Queued { run, job }) = jobs.into_iter().next() else {
-        return;
-    };
-    let tx = match run {
-        Some(key) => conn.transaction_for_runs(&[key]),
-        None => conn.transaction(crate::db::Behavior::Immediate),
-    };
-    let tx = match tx {
-        Ok(tx) => tx,
-        Err(e) => {
-            let (_, finish) = job(Err(format!("database write: {e}")));
-            return finish(Ok(()));
-        }
-    };
+/// [`run_group`]'s one job, on transaction `tx`, without a savepoint.
+fn run_alone(tx: crate::db::Transaction<'_>, job: Job) {
     let (keep, finish) = job(Ok(&tx));
     if keep {
         finish(tx.commit().map_err(|e| format!("database commit: {e}")));

@@ -276,18 +276,18 @@ fn update_latest(
             old.insert(key, p);
         }
     }
-    let latest: Vec<(String, Point)> = best
-        .iter()
-        .map(|(k, p)| match old.get(*k) {
-            Some(o) if !supersedes(p, o) => ((*k).to_owned(), *o),
-            _ => ((*k).to_owned(), *p),
-        })
-        .collect();
-    let write: Vec<(&str, Point)> = best
-        .iter()
-        .filter(|(k, p)| old.get(*k).is_none_or(|o| supersedes(p, o)))
-        .copied()
-        .collect();
+    // Each key keeps its stored value unless this batch's point supersedes it.
+    let mut latest: Vec<(String, Point)> = Vec::with_capacity(best.len());
+    let mut write: Vec<(&str, Point)> = Vec::with_capacity(best.len());
+    for &(k, p) in best {
+        match old.get(k) {
+            Some(o) if !supersedes(&p, o) => latest.push((k.to_owned(), *o)),
+            _ => {
+                latest.push((k.to_owned(), p));
+                write.push((k, p));
+            }
+        }
+    }
     let fresh: Vec<&str> = write
         .iter()
         .map(|(k, _)| *k)
