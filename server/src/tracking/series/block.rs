@@ -136,16 +136,24 @@ impl Block {
     }
 
     /// The points that stand in for the block in the reducer, in reading order, each once.
-    pub fn samples(&self) -> Vec<json::SeriesPoint> {
-        let mut out: Vec<json::SeriesPoint> = [
+    /// On the stack: a chart of 10,000,000 points passes about 12,000 summaries here.
+    pub fn samples(&self) -> impl Iterator<Item = json::SeriesPoint> {
+        let mut out = [
             self.first, self.last, self.min, self.max, self.nan, self.pinf, self.ninf,
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        out.sort_by(point_order);
-        out.dedup_by(|a, b| point_order(a, b).is_eq());
-        out
+        ];
+        // The points first, in reading order; the absent ones last.
+        out.sort_unstable_by(|a, b| match (a, b) {
+            (Some(a), Some(b)) => point_order(a, b),
+            (a, b) => b.is_some().cmp(&a.is_some()),
+        });
+        for i in 1..out.len() {
+            if let (Some(prev), Some(p)) = (out[i - 1], out[i]) {
+                if point_order(&prev, &p).is_eq() {
+                    out[i - 1] = None;
+                }
+            }
+        }
+        out.into_iter().flatten()
     }
 }
 
@@ -343,7 +351,7 @@ mod tests {
         assert_eq!(b.pinf, Some(pt(2, 4, f64::INFINITY)));
         assert_eq!(b.nan.map(|p| p.step), Some(4));
         assert_eq!(b.ninf.map(|p| p.step), Some(8));
-        let steps: Vec<i64> = b.samples().iter().map(|p| p.step).collect();
+        let steps: Vec<i64> = b.samples().map(|p| p.step).collect();
         assert_eq!(steps, vec![1, 2, 3, 4, 8, 9]);
     }
 

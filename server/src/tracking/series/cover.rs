@@ -53,8 +53,9 @@ fn ranges_per_statement(d: Dialect) -> usize {
 
 /// What a block of the walk becomes.
 enum Piece {
-    /// All its points lie in one column: its summary stands in for them.
-    Summary(Box<Block>),
+    /// All its points lie in one column: its summary (this index of the walk's summaries)
+    /// stands in for them.
+    Summary(usize),
     /// Its points with steps in `lo..=hi` are read and reduced one by one; from the chunk
     /// of lowest-level block `chunk.0` when it holds the `chunk.1` points the block's
     /// summary counts, else from `metric_points`.
@@ -77,6 +78,9 @@ pub(super) fn reduce(
 ) -> Result<Reduced, Error> {
     let place = Place { axis, view, steps };
     let mut pieces: Vec<(i64, Piece)> = Vec::new();
+    // The summaries kept, apart from the pieces: the pieces get sorted, and a block is
+    // ten times the size of a piece.
+    let mut summaries: Vec<Block> = Vec::new();
     let mut level = top;
     let (from, to) = (steps.0 >> top, steps.1 >> top);
     let mid = from + (to - from) / 2;
@@ -94,7 +98,10 @@ pub(super) fn reduce(
         for (b, s) in blocks {
             match place.of(level, &s) {
                 Placed::Skip => {}
-                Placed::Summary => pieces.push((s.steps.0, Piece::Summary(Box::new(s)))),
+                Placed::Summary => {
+                    pieces.push((s.steps.0, Piece::Summary(summaries.len())));
+                    summaries.push(s);
+                }
                 Placed::Points(lo, hi) => {
                     let chunk = (level == MIN_LEVEL).then_some((b, s.n));
                     pieces.push((lo, Piece::Points { lo, hi, chunk }));
@@ -140,8 +147,9 @@ pub(super) fn reduce(
     let mut next = points.into_iter().peekable();
     for (_, piece) in &pieces {
         match piece {
-            Piece::Summary(s) => {
-                let samples = s.samples().into_iter();
+            Piece::Summary(i) => {
+                let s = &summaries[*i];
+                let samples = s.samples();
                 m4.push_summary(samples.map(|p| (axis.x(p.step, p.timestamp), p)), s.n);
             }
             Piece::Points { lo, hi, chunk } => match from_chunk(chunk) {
