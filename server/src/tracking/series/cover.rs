@@ -10,11 +10,18 @@
 //! lowest-level block of points, read as one row (its chunk, [`chunks`]) when it has one;
 //! the output is the one the reducer gives over every point.
 //!
+//! On the step axis a block straddling one boundary is not refined when its summary and
+//! the extremes already known in the two columns settle it ([`straddle`]): its parts then
+//! stand in as the summary's points plus the two points next to the boundary, read from
+//! the chunks there, and a settled block whose chunks lack those points is refined after
+//! all. A noisy series so stops a level or two below the top instead of at the lowest,
+//! which a series ten times longer has two levels further down.
+//!
 //! Blocks are in step order, so on a time axis this holds only for a series whose timestamps
 //! never decrease as steps grow (its `time_ordered` flag); the caller checks.
 //!
 //! The walk goes level by level: every block of a level is placed (skipped, summarised, read
-//! as points, or refined), and the children of the refined ones are read together, one
+//! as points, settled, or refined), and the children of the refined ones are read together, one
 //! statement a level; the points of the blocks read as points are read last: the
 //! lowest-level blocks' chunks with one statement, the other blocks' points as step ranges
 //! of `metric_points`, a batch of ranges a statement on PostgreSQL (where each statement
@@ -33,6 +40,7 @@ use super::blocks;
 use super::chunks;
 use super::downsample::{Reduced, Viewport, M4};
 use super::parallel::{self, split_read, SPLIT_AT};
+use super::straddle::{Known, Straddle};
 use crate::store::sql::{json_array, json_int_list};
 use crate::tracking::model::from_stored;
 use crate::Error;
@@ -64,6 +72,10 @@ enum Piece {
         hi: i64,
         chunk: Option<(i64, u64)>,
     },
+    /// A part of a settled straddling block ([`straddle`]): the walk's exact points
+    /// `at..at + len` stand in for it, and it counts `n` points (the whole block's on its
+    /// left part, none on its right).
+    Exact { at: usize, len: usize, n: u64 },
 }
 
 /// The points of series `sid` with steps in `steps` (inclusive) reduced to `view` on
@@ -76,12 +88,19 @@ pub(super) fn reduce(
     steps: (i64, i64),
     top: u32,
 ) -> Result<Reduced, Error> {
-    let place = Place { axis, view, steps };
-    let mut pieces: Vec<(i64, Piece)> = Vec::new();
-    // The summaries kept, apart from the pieces: the pieces get sorted, and a block is
-    // ten times the size of a piece.
-    let mut summaries: Vec<Block> = Vec::new();
-    let mut level = top;
+    Ok(reduce_with_stats(c, sid, axis, view, steps, top)?.0)
+}
+
+/// [`reduce`], and what its walk did.
+pub(super) fn reduce_with_stats(
+    c: &Conn,
+    sid: i64,
+    axis: Axis,
+    view: Viewport,
+    steps: (i64, i64),
+    top: u32,
+) -> Result<(Reduced, Stats), Error> {
+    let mut walk = Walk::new(Place { axis, view, steps });
     let (from, to) = (steps.0 >> top, steps.1 >> top);
     let mid = from + (to - from) / 2;
     let top_blocks = |c: &Conn, lo, hi| blocks::Reader::new(c)?.read(sid, top, lo, hi);
@@ -92,45 +111,51 @@ pub(super) fn reduce(
         |c| top_blocks(c, mid + 1, to),
     )?;
     blocks.extend(rest);
-    loop {
-        // The refined blocks, whose four children the next level reads.
-        let mut refine: Vec<i64> = Vec::new();
-        for (b, s) in blocks {
-            match place.of(level, &s) {
-                Placed::Skip => {}
-                Placed::Summary => {
-                    pieces.push((s.steps.0, Piece::Summary(summaries.len())));
-                    summaries.push(s);
-                }
-                Placed::Points(lo, hi) => {
-                    let chunk = (level == MIN_LEVEL).then_some((b, s.n));
-                    pieces.push((lo, Piece::Points { lo, hi, chunk }));
-                }
-                Placed::Refine => refine.push(b),
+    // Straddling blocks settle early on the step axis only: the chunks next to a boundary
+    // are found by its step.
+    walk.descend(c, sid, top, blocks, matches!(axis, Axis::Step))?;
+    let jumps = std::mem::take(&mut walk.jumps);
+    let mut wanted: Vec<i64> = walk.chunks().into_keys().collect();
+    wanted.extend(jumps.iter().flat_map(Straddle::chunks));
+    let mut chunks = read_chunks(c, sid, wanted)?;
+    // The settled blocks become their two parts; the others (no chunk, or a part's point
+    // next to the boundary not in it) are refined as any straddling block.
+    let mut unsettled: Vec<Straddle> = Vec::new();
+    for j in jumps {
+        match j.parts(|b| chunks.get(&b).map(Vec::as_slice)) {
+            Some([left, right]) => {
+                walk.stats.settled += 1;
+                walk.exact(j.summary.steps.0, left, j.summary.n);
+                walk.exact(j.split, right, 0);
             }
+            None => unsettled.push(j),
         }
-        if refine.is_empty() {
-            break;
-        }
-        level -= LEVEL_STEP;
-        blocks = read_children(c, sid, level, &refine)?;
     }
+    unsettled.sort_unstable_by_key(|j| (std::cmp::Reverse(j.level), j.block));
+    for group in unsettled.chunk_by(|a, b| a.level == b.level) {
+        let level = group[0].level - LEVEL_STEP;
+        let parents: Vec<i64> = group.iter().map(|j| j.block).collect();
+        let children = read_children(c, sid, level, &parents)?;
+        walk.stats.refined += parents.len();
+        walk.descend(c, sid, level, children, false)?;
+    }
+    let counts = walk.chunks();
+    if !unsettled.is_empty() {
+        let more: Vec<i64> = counts
+            .keys()
+            .filter(|b| !chunks.contains_key(b))
+            .copied()
+            .collect();
+        chunks.extend(read_chunks(c, sid, more)?);
+    }
+    let Walk {
+        mut pieces,
+        summaries,
+        exact,
+        stats,
+        ..
+    } = walk;
     pieces.sort_by_key(|(start, _)| *start);
-    let counts: HashMap<i64, u64> = pieces
-        .iter()
-        .filter_map(|(_, p)| match p {
-            Piece::Points { chunk, .. } => *chunk,
-            Piece::Summary(_) => None,
-        })
-        .collect();
-    // In block order, so that consecutive lookups walk nearby pages of the index.
-    let mut wanted: Vec<i64> = counts.keys().copied().collect();
-    wanted.sort_unstable();
-    let mut chunks: HashMap<i64, Vec<json::SeriesPoint>> = split_read(c, &wanted, |c, part| {
-        Ok(chunks::read(c, sid, part)?.into_iter().collect())
-    })?
-    .into_iter()
-    .collect();
     // A chunk stands for its block only when it holds every point the summary counts.
     chunks.retain(|b, points| counts.get(b) == Some(&(points.len() as u64)));
     let from_chunk = |chunk: &Option<(i64, u64)>| chunk.and_then(|(b, _)| chunks.get(&b));
@@ -145,12 +170,15 @@ pub(super) fn reduce(
     let points = split_read(c, &ranges, |c, part| read_ranges(c, sid, part, per))?;
     let mut m4 = M4::new(view);
     let mut next = points.into_iter().peekable();
+    let at_x = |p: &json::SeriesPoint| (axis.x(p.step, p.timestamp), *p);
     for (_, piece) in &pieces {
         match piece {
             Piece::Summary(i) => {
                 let s = &summaries[*i];
-                let samples = s.samples();
-                m4.push_summary(samples.map(|p| (axis.x(p.step, p.timestamp), p)), s.n);
+                m4.push_summary(s.samples().map(|p| at_x(&p)), s.n);
+            }
+            Piece::Exact { at, len, n } => {
+                m4.push_summary(exact[*at..*at + *len].iter().map(at_x), *n);
             }
             Piece::Points { lo, hi, chunk } => match from_chunk(chunk) {
                 Some(points) => {
@@ -166,15 +194,162 @@ pub(super) fn reduce(
             },
         }
     }
-    Ok(m4.finish())
+    Ok((m4.finish(), stats))
+}
+
+/// The chunks of the lowest-level blocks `wanted` that exist (in block order, so that
+/// consecutive lookups walk nearby pages of the index).
+fn read_chunks(
+    c: &Conn,
+    sid: i64,
+    mut wanted: Vec<i64>,
+) -> Result<HashMap<i64, Vec<json::SeriesPoint>>, Error> {
+    wanted.sort_unstable();
+    wanted.dedup();
+    Ok(split_read(c, &wanted, |c, part| {
+        Ok(chunks::read(c, sid, part)?.into_iter().collect())
+    })?
+    .into_iter()
+    .collect())
+}
+
+/// A chart's walk down the levels: what it has placed so far.
+struct Walk {
+    place: Place,
+    /// Each piece with its first step.
+    pieces: Vec<(i64, Piece)>,
+    /// The summaries kept, apart from the pieces: the pieces get sorted, and a block is
+    /// ten times the size of a piece.
+    summaries: Vec<Block>,
+    /// The points of the [`Piece::Exact`] pieces.
+    exact: Vec<json::SeriesPoint>,
+    /// The extremes of each column given to the reducer so far.
+    known: Known,
+    /// Straddling blocks settled but for the points next to their boundary.
+    jumps: Vec<Straddle>,
+    /// What the walk did, for the tests.
+    stats: Stats,
+}
+
+/// What a chart's walk did: how many blocks it refined (each one read of its children)
+/// and how many straddling blocks settled early.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct Stats {
+    pub refined: usize,
+    pub settled: usize,
+}
+
+impl Walk {
+    fn new(place: Place) -> Self {
+        Walk {
+            known: Known::new(place.view.width()),
+            place,
+            pieces: Vec::new(),
+            summaries: Vec::new(),
+            exact: Vec::new(),
+            jumps: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Places `blocks` (at `level`, in block order) and, a level at a time, the children
+    /// of those refined: every block of a level is placed (skipped, summarised, read as
+    /// points, settled early when `settle` allows it, or refined), then the children of
+    /// the refined ones are read together, one statement a level.
+    fn descend(
+        &mut self,
+        c: &Conn,
+        sid: i64,
+        mut level: u32,
+        mut blocks: Vec<(i64, Block)>,
+        settle: bool,
+    ) -> Result<(), Error> {
+        loop {
+            // The refined blocks, whose four children the next level reads.
+            let mut refine: Vec<i64> = Vec::new();
+            let mut open: Vec<Straddle> = Vec::new();
+            for (b, s) in blocks {
+                match self.place.of(level, &s, settle) {
+                    Placed::Skip => {}
+                    Placed::Summary(col) => {
+                        for p in [s.min, s.max].iter().flatten() {
+                            self.known.add(col, p);
+                        }
+                        self.pieces
+                            .push((s.steps.0, Piece::Summary(self.summaries.len())));
+                        self.summaries.push(s);
+                    }
+                    Placed::Points(lo, hi) => {
+                        let chunk = (level == MIN_LEVEL).then_some((b, s.n));
+                        self.pieces.push((lo, Piece::Points { lo, hi, chunk }));
+                    }
+                    Placed::Refine => refine.push(b),
+                    Placed::Straddle { split, col } => open.push(Straddle {
+                        block: b,
+                        level,
+                        summary: s,
+                        split,
+                        col,
+                    }),
+                }
+            }
+            // Decided once the level's summaries and straddling blocks are all known.
+            for st in &open {
+                for (col, p) in st.known() {
+                    self.known.add(col, &p);
+                }
+            }
+            for st in open {
+                if st.settles(&self.known) {
+                    self.jumps.push(st);
+                } else {
+                    refine.push(st.block);
+                }
+            }
+            if refine.is_empty() {
+                return Ok(());
+            }
+            refine.sort_unstable();
+            self.stats.refined += refine.len();
+            level -= LEVEL_STEP;
+            blocks = read_children(c, sid, level, &refine)?;
+        }
+    }
+
+    /// A part of a settled block, from step `start`: `points` stand in for it.
+    fn exact(&mut self, start: i64, points: Vec<json::SeriesPoint>, n: u64) {
+        let at = self.exact.len();
+        let len = points.len();
+        self.exact.extend(points);
+        self.pieces.push((start, Piece::Exact { at, len, n }));
+    }
+
+    /// The lowest-level blocks read as points that may have a chunk, with the points
+    /// their summaries count.
+    fn chunks(&self) -> HashMap<i64, u64> {
+        self.pieces
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Points { chunk, .. } => *chunk,
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Where a block goes (see [`Place::of`]).
 enum Placed {
     Skip,
-    Summary,
+    /// In this column.
+    Summary(u32),
     Points(i64, i64),
     Refine,
+    /// Straddles the boundary between column `col` and the next, whose first step is
+    /// `split` ([`straddle`]).
+    Straddle {
+        split: i64,
+        col: u32,
+    },
 }
 
 /// The chart a walk serves.
@@ -186,8 +361,10 @@ struct Place {
 
 impl Place {
     /// Outside the range: skipped; inside it and in one column: summarised; straddling a
-    /// boundary at the lowest level or with few points: read as points; else refined.
-    fn of(&self, level: u32, s: &Block) -> Placed {
+    /// boundary at the lowest level or with few points: read as points; inside the range
+    /// and straddling one column boundary on the step axis, when `settle`: a
+    /// [`Placed::Straddle`]; else refined.
+    fn of(&self, level: u32, s: &Block, settle: bool) -> Placed {
         let (lo, hi) = self.steps;
         if s.steps.1 < lo || s.steps.0 > hi {
             return Placed::Skip;
@@ -201,13 +378,38 @@ impl Place {
         }
         let column = self.view.column(x_lo);
         let inside = lo <= s.steps.0 && s.steps.1 <= hi;
-        if inside && column.is_some() && column == self.view.column(x_hi) {
-            Placed::Summary
-        } else if level <= MIN_LEVEL || s.n <= FEW_POINTS {
-            Placed::Points(s.steps.0.max(lo), s.steps.1.min(hi))
-        } else {
-            Placed::Refine
+        let last = self.view.column(x_hi);
+        match column {
+            Some(col) if inside && last == Some(col) => return Placed::Summary(col),
+            _ if level <= MIN_LEVEL || s.n <= FEW_POINTS => {
+                return Placed::Points(s.steps.0.max(lo), s.steps.1.min(hi))
+            }
+            Some(col) if settle && inside && last == Some(col + 1) => {
+                if let Axis::Step = self.axis {
+                    return Placed::Straddle {
+                        split: self.split(s.steps, col + 1),
+                        col,
+                    };
+                }
+            }
+            _ => {}
         }
+        Placed::Refine
+    }
+
+    /// The first step in `steps` (whose last is in column `col`, its first before) that
+    /// lies in column `col`, on the step axis.
+    fn split(&self, steps: (i64, i64), col: u32) -> i64 {
+        let (mut before, mut at) = steps;
+        while at - before > 1 {
+            let mid = before + (at - before) / 2;
+            if self.view.column(mid as f64) >= Some(col) {
+                at = mid;
+            } else {
+                before = mid;
+            }
+        }
+        at
     }
 }
 

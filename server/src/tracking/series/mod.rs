@@ -14,6 +14,7 @@ mod ingest;
 mod parallel;
 mod query;
 mod scan;
+mod straddle;
 
 pub use downsample::Viewport;
 pub use ingest::{insert_points, insert_series};

@@ -103,6 +103,49 @@ fn a_one_point_spike_inside_a_block_survives_the_block_path() {
     }
 }
 
+/// A noisy series settles most straddling blocks at the top level from their summaries
+/// and the chunks at the boundary; a smooth falling one, whose extremes sit at every
+/// boundary, is refined down as before. Both give what the scan gives.
+#[test]
+fn noisy_series_settle_straddling_blocks_early() {
+    let view = Viewport::new(50, 0.0, 65_535.0).unwrap();
+    let top = level_for(65_536.0 / 50.0).unwrap();
+    assert_eq!(top, 10);
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut noise = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s % 1_000_003) as f64 / 1e6
+    };
+    let noisy: Vec<Point> = (0..65_536).map(|i| p(i, i, noise())).collect();
+    let falling: Vec<Point> = (0..65_536)
+        .map(|i| p(i, i, 1.0 / (1.0 + i as f64)))
+        .collect();
+    let mut stats = Vec::new();
+    for points in [noisy, falling] {
+        let (c, sid) = store();
+        for chunk in points.chunks(4096) {
+            insert_points(&c, sid, chunk).unwrap();
+        }
+        let (blocks, st) =
+            cover::reduce_with_stats(&c, sid, Axis::Step, view, (0, 65_535), top).unwrap();
+        let scan = reduce_range(&c, sid, Axis::Step, view).unwrap();
+        assert!(same(&blocks, &scan));
+        stats.push(st);
+    }
+    // 49 boundaries, each inside a block of 1,024 steps (a column is 1.3 of them): the
+    // falling series refines each one twice, down to the lowest level.
+    let (noisy, falling) = (stats[0], stats[1]);
+    assert_eq!(falling.settled, 0, "{falling:?}");
+    assert!(falling.refined >= 2 * 45, "{falling:?}");
+    assert!(noisy.settled >= 25, "{noisy:?}");
+    assert!(
+        noisy.refined * 3 < falling.refined * 2,
+        "{noisy:?} {falling:?}"
+    );
+}
+
 #[test]
 fn straddling_blocks_are_read_from_their_chunks_when_whole() {
     let (c, sid) = store();
