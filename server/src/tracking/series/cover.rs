@@ -79,20 +79,8 @@ enum Piece {
 }
 
 /// The points of series `sid` with steps in `steps` (inclusive) reduced to `view` on
-/// `axis`, starting from the blocks at level `top`.
+/// `axis`, starting from the blocks at level `top`; and what the walk did.
 pub(super) fn reduce(
-    c: &Conn,
-    sid: i64,
-    axis: Axis,
-    view: Viewport,
-    steps: (i64, i64),
-    top: u32,
-) -> Result<Reduced, Error> {
-    Ok(reduce_with_stats(c, sid, axis, view, steps, top)?.0)
-}
-
-/// [`reduce`], and what its walk did.
-pub(super) fn reduce_with_stats(
     c: &Conn,
     sid: i64,
     axis: Axis,

@@ -50,7 +50,7 @@ pub fn query(c: &Conn, req: SeriesRequest) -> Result<json::MetricSeries, Error> 
     let view = view_of(&req, lo, hi)?;
     let info = info(c, sid)?;
     let reduced = match plan(c, sid, axis, &view, &info, (lo, hi))? {
-        Some(Plan { steps, top }) => cover::reduce(c, sid, axis, view, steps, top)?,
+        Some(Plan { steps, top }) => cover::reduce(c, sid, axis, view, steps, top)?.0,
         None => reduce_range(c, sid, axis, view)?,
     };
     out.total_points = info.points;

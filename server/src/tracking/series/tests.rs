@@ -55,7 +55,9 @@ fn same(a: &Reduced, b: &Reduced) -> bool {
 /// The block path from `top` against the scan, on the step axis over `view`.
 fn check_steps(c: &Conn, sid: i64, view: Viewport, top: u32) -> (Reduced, Reduced) {
     let steps = (view.x_min().ceil() as i64, view.x_max().floor() as i64);
-    let blocks = cover::reduce(c, sid, Axis::Step, view, steps, top).unwrap();
+    let blocks = cover::reduce(c, sid, Axis::Step, view, steps, top)
+        .unwrap()
+        .0;
     let scan = reduce_range(c, sid, Axis::Step, view).unwrap();
     (blocks, scan)
 }
@@ -128,8 +130,7 @@ fn noisy_series_settle_straddling_blocks_early() {
         for chunk in points.chunks(4096) {
             insert_points(&c, sid, chunk).unwrap();
         }
-        let (blocks, st) =
-            cover::reduce_with_stats(&c, sid, Axis::Step, view, (0, 65_535), top).unwrap();
+        let (blocks, st) = cover::reduce(&c, sid, Axis::Step, view, (0, 65_535), top).unwrap();
         let scan = reduce_range(&c, sid, Axis::Step, view).unwrap();
         assert!(same(&blocks, &scan));
         stats.push(st);
@@ -229,7 +230,9 @@ fn straddling_blocks_are_read_from_their_chunks_when_whole() {
     assert_eq!(chunks::read(&c, sid, &[7]).unwrap()[&7].len(), 65);
     assert!(check(&c));
     let whole = Viewport::new(200, 0.0, 19_999.0).unwrap();
-    let out = cover::reduce(&c, sid, Axis::Step, whole, (0, 19_999), MIN_LEVEL).unwrap();
+    let out = cover::reduce(&c, sid, Axis::Step, whole, (0, 19_999), MIN_LEVEL)
+        .unwrap()
+        .0;
     assert!(same(
         &out,
         &reduce_range(&c, sid, Axis::Step, whole).unwrap()
@@ -387,7 +390,7 @@ proptest! {
                     continue;
                 };
                 let top = level_for((steps.1 - steps.0 + 1) as f64 / f64::from(width)).unwrap_or(6);
-                let blocks = cover::reduce(&c, sid, axis, view, steps, top).unwrap();
+                let blocks = cover::reduce(&c, sid, axis, view, steps, top).unwrap().0;
                 prop_assert!(same(&blocks, &scan), "time axis:\n{:?}\n{:?}", blocks, scan);
             }
         }
