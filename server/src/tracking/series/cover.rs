@@ -103,7 +103,7 @@ pub(super) fn reduce(
     // are found by its step.
     walk.descend(c, sid, top, blocks, matches!(axis, Axis::Step))?;
     let jumps = std::mem::take(&mut walk.jumps);
-    let mut wanted: Vec<i64> = walk.chunks().into_keys().collect();
+    let mut wanted: Vec<i64> = walk.counts.keys().copied().collect();
     wanted.extend(jumps.iter().flat_map(Straddle::chunks));
     let mut chunks = read_chunks(c, sid, wanted)?;
     // The settled blocks become their two parts; the others (no chunk, or a part's point
@@ -127,9 +127,9 @@ pub(super) fn reduce(
         walk.stats.refined += parents.len();
         walk.descend(c, sid, level, children, false)?;
     }
-    let counts = walk.chunks();
     if !unsettled.is_empty() {
-        let more: Vec<i64> = counts
+        let more: Vec<i64> = walk
+            .counts
             .keys()
             .filter(|b| !chunks.contains_key(b))
             .copied()
@@ -140,6 +140,7 @@ pub(super) fn reduce(
         mut pieces,
         summaries,
         exact,
+        counts,
         stats,
         ..
     } = walk;
@@ -215,6 +216,9 @@ struct Walk {
     known: Known,
     /// Straddling blocks settled but for the points next to their boundary.
     jumps: Vec<Straddle>,
+    /// The lowest-level blocks read as points (each may have a chunk), with the points
+    /// their summaries count.
+    counts: HashMap<i64, u64>,
     /// What the walk did, for the tests.
     stats: Stats,
 }
@@ -229,13 +233,16 @@ pub(super) struct Stats {
 
 impl Walk {
     fn new(place: Place) -> Self {
+        // Only the step axis settles straddling blocks, the only use of known extremes.
+        let settles = matches!(place.axis, Axis::Step);
         Walk {
-            known: Known::new(place.view.width()),
+            known: Known::new(if settles { place.view.width() } else { 0 }),
             place,
             pieces: Vec::new(),
             summaries: Vec::new(),
             exact: Vec::new(),
             jumps: Vec::new(),
+            counts: HashMap::new(),
             stats: Stats::default(),
         }
     }
@@ -269,6 +276,7 @@ impl Walk {
                     }
                     Placed::Points(lo, hi) => {
                         let chunk = (level == MIN_LEVEL).then_some((b, s.n));
+                        self.counts.extend(chunk);
                         self.pieces.push((lo, Piece::Points { lo, hi, chunk }));
                     }
                     Placed::Refine => refine.push(b),
@@ -310,18 +318,6 @@ impl Walk {
         let len = points.len();
         self.exact.extend(points);
         self.pieces.push((start, Piece::Exact { at, len, n }));
-    }
-
-    /// The lowest-level blocks read as points that may have a chunk, with the points
-    /// their summaries count.
-    fn chunks(&self) -> HashMap<i64, u64> {
-        self.pieces
-            .iter()
-            .filter_map(|(_, p)| match p {
-                Piece::Points { chunk, .. } => *chunk,
-                _ => None,
-            })
-            .collect()
     }
 }
 

@@ -35,7 +35,7 @@ pub(super) struct Known {
 }
 
 impl Known {
-    /// Nothing known yet, over `width` columns.
+    /// Nothing known yet, over `width` columns (none: nothing is kept).
     pub(super) fn new(width: u32) -> Self {
         let w = width as usize;
         Known {
@@ -51,11 +51,9 @@ impl Known {
             return;
         }
         let i = col as usize;
-        if v > self.max[i] {
-            self.max[i] = v;
-        }
-        if v < self.min[i] {
-            self.min[i] = v;
+        if let (Some(max), Some(min)) = (self.max.get_mut(i), self.min.get_mut(i)) {
+            *max = max.max(v);
+            *min = min.min(v);
         }
     }
 }
