@@ -10,12 +10,14 @@
 //! lowest-level block of points, read as one row (its chunk, [`chunks`]) when it has one;
 //! the output is the one the reducer gives over every point.
 //!
-//! On the step axis a block straddling one boundary is not refined when its summary and
-//! the extremes already known in the two columns settle it ([`straddle`]): its parts then
-//! stand in as the summary's points plus the two points next to the boundary, read from
-//! the chunks there, and a settled block whose chunks lack those points is refined after
-//! all. A noisy series so stops a level or two below the top instead of at the lowest,
-//! which a series ten times longer has two levels further down.
+//! A block straddling one boundary is not refined when its summary and the extremes
+//! already known in the two columns settle it ([`straddle`]): its parts then stand in as
+//! the summary's points plus the two points next to the boundary, read from the chunks
+//! there, and a settled block whose chunks lack those points is refined after all. On a
+//! time axis the step at a boundary is first looked up by its timestamp ([`locate`], one
+//! index probe a boundary, all in one statement). A noisy series so stops a level or two
+//! below the top instead of at the lowest, which a series ten times longer has two levels
+//! further down.
 //!
 //! Blocks are in step order, so on a time axis this holds only for a series whose timestamps
 //! never decrease as steps grow (its `time_ordered` flag); the caller checks.
@@ -99,12 +101,19 @@ pub(super) fn reduce(
         |c| top_blocks(c, mid + 1, to),
     )?;
     blocks.extend(rest);
-    // Straddling blocks settle early on the step axis only: the chunks next to a boundary
-    // are found by its step.
-    walk.descend(c, sid, top, blocks, matches!(axis, Axis::Step))?;
-    let jumps = std::mem::take(&mut walk.jumps);
+    walk.descend(c, sid, top, blocks, true)?;
+    let mut jumps = std::mem::take(&mut walk.jumps);
+    if let Axis::Time { .. } = axis {
+        let times: Vec<i64> = jumps.iter().map(|j| j.split).collect();
+        let at: HashMap<i64, i64> = split_read(c, &times, |c, part| locate(c, sid, part))?
+            .into_iter()
+            .collect();
+        for j in &mut jumps {
+            j.at = at.get(&j.split).copied();
+        }
+    }
     let mut wanted: Vec<i64> = walk.counts.keys().copied().collect();
-    wanted.extend(jumps.iter().flat_map(Straddle::chunks));
+    wanted.extend(jumps.iter().filter_map(Straddle::chunks).flatten());
     let mut chunks = read_chunks(c, sid, wanted)?;
     // The settled blocks become their two parts; the others (no chunk, or a part's point
     // next to the boundary not in it) are refined as any straddling block.
@@ -114,7 +123,9 @@ pub(super) fn reduce(
             Some([left, right]) => {
                 walk.stats.settled += 1;
                 walk.exact(j.summary.steps.0, left, j.summary.n);
-                walk.exact(j.split, right, 0);
+                // Its step (on a time axis the split is a timestamp): pieces go by step.
+                let start = right.first().map_or(j.summary.steps.1, |p| p.step);
+                walk.exact(start, right, 0);
             }
             None => unsettled.push(j),
         }
@@ -233,10 +244,8 @@ pub(super) struct Stats {
 
 impl Walk {
     fn new(place: Place) -> Self {
-        // Only the step axis settles straddling blocks, the only use of known extremes.
-        let settles = matches!(place.axis, Axis::Step);
         Walk {
-            known: Known::new(if settles { place.view.width() } else { 0 }),
+            known: Known::new(place.view.width()),
             place,
             pieces: Vec::new(),
             summaries: Vec::new(),
@@ -280,13 +289,18 @@ impl Walk {
                         self.pieces.push((lo, Piece::Points { lo, hi, chunk }));
                     }
                     Placed::Refine => refine.push(b),
-                    Placed::Straddle { split, col } => open.push(Straddle {
-                        block: b,
-                        level,
-                        summary: s,
-                        split,
-                        col,
-                    }),
+                    Placed::Straddle { split, col } => {
+                        let by_time = matches!(self.place.axis, Axis::Time { .. });
+                        open.push(Straddle {
+                            block: b,
+                            level,
+                            summary: s,
+                            split,
+                            by_time,
+                            at: (!by_time).then_some(split),
+                            col,
+                        })
+                    }
                 }
             }
             // Decided once the level's summaries and straddling blocks are all known.
@@ -328,8 +342,8 @@ enum Placed {
     Summary(u32),
     Points(i64, i64),
     Refine,
-    /// Straddles the boundary between column `col` and the next, whose first step is
-    /// `split` ([`straddle`]).
+    /// Straddles the boundary between column `col` and the next, whose first step (or
+    /// timestamp, on a time axis) is `split` ([`straddle`]).
     Straddle {
         split: i64,
         col: u32,
@@ -346,8 +360,8 @@ struct Place {
 impl Place {
     /// Outside the range: skipped; inside it and in one column: summarised; straddling a
     /// boundary at the lowest level or with few points: read as points; inside the range
-    /// and straddling one column boundary on the step axis, when `settle`: a
-    /// [`Placed::Straddle`]; else refined.
+    /// and straddling one column boundary, when `settle`: a [`Placed::Straddle`]; else
+    /// refined.
     fn of(&self, level: u32, s: &Block, settle: bool) -> Placed {
         let (lo, hi) = self.steps;
         if s.steps.1 < lo || s.steps.0 > hi {
@@ -369,25 +383,27 @@ impl Place {
                 return Placed::Points(s.steps.0.max(lo), s.steps.1.min(hi))
             }
             Some(col) if settle && inside && last == Some(col + 1) => {
-                if let Axis::Step = self.axis {
-                    return Placed::Straddle {
-                        split: self.split(s.steps, col + 1),
-                        col,
-                    };
-                }
+                let range = match self.axis {
+                    Axis::Step => s.steps,
+                    Axis::Time { .. } => s.times,
+                };
+                return Placed::Straddle {
+                    split: self.split(range, col + 1),
+                    col,
+                };
             }
             _ => {}
         }
         Placed::Refine
     }
 
-    /// The first step in `steps` (whose last is in column `col`, its first before) that
-    /// lies in column `col`, on the step axis.
-    fn split(&self, steps: (i64, i64), col: u32) -> i64 {
-        let (mut before, mut at) = steps;
+    /// The first step (or timestamp, on a time axis) in `range` (whose last is in column
+    /// `col`, its first before) that lies in column `col`.
+    fn split(&self, range: (i64, i64), col: u32) -> i64 {
+        let (mut before, mut at) = range;
         while at - before > 1 {
             let mid = before + (at - before) / 2;
-            if self.view.column(mid as f64) >= Some(col) {
+            if self.view.column(self.axis.x(mid, mid)) >= Some(col) {
                 at = mid;
             } else {
                 before = mid;
@@ -476,6 +492,39 @@ fn children_of(
     })?;
     let mut found: Vec<(i64, Block)> = rows.collect::<Result<_, _>>()?;
     found.sort_by_key(|(block, _)| *block);
+    Ok(found)
+}
+
+/// For each timestamp of `times`, the step of the first point (in reading order) of series
+/// `sid` at or after it, when there is one: one probe of `metric_points_by_time` each.
+/// On a series whose timestamps never decrease as steps grow, that is the first point of
+/// the column starting there.
+fn locate(c: &Conn, sid: i64, times: &[i64]) -> Result<Vec<(i64, i64)>, Error> {
+    let d = c.dialect();
+    let sql = format!(
+        "SELECT t.ts, (SELECT step FROM metric_points
+                        WHERE series_id = ?1 AND timestamp >= t.ts
+                        ORDER BY timestamp, step LIMIT 1)
+           FROM {} AS t",
+        match d {
+            Dialect::Sqlite => "(SELECT value AS ts FROM json_each(?2))".to_owned(),
+            Dialect::Postgres => format!("(SELECT unnest(ARRAY{}) AS ts)", json_int_list(d, "?2")),
+        }
+    );
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows = stmt.query_map(
+        params_from_iter([Value::Integer(sid), Value::Text(json_array(times)?)]),
+        |r| {
+            let found: (i64, Option<i64>) = (r.get(0)?, r.get(1)?);
+            Ok(found)
+        },
+    )?;
+    let mut found = Vec::with_capacity(times.len());
+    for row in rows {
+        if let (ts, Some(step)) = row? {
+            found.push((ts, step));
+        }
+    }
     Ok(found)
 }
 

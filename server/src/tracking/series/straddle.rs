@@ -58,8 +58,10 @@ impl Known {
     }
 }
 
-/// A block straddling the boundary between column `col` (steps below `split`) and column
-/// `col + 1` (steps from `split`) on the step axis.
+/// A block straddling the boundary between column `col` (its points below `split`) and
+/// column `col + 1` (its points from `split`), by step on the step axis and by timestamp on
+/// a time axis. A series charted by time has timestamps that never decrease as steps grow,
+/// so there too the left part's points come first in reading order.
 #[derive(Clone, Copy)]
 pub(super) struct Straddle {
     /// The block's number at `level`.
@@ -68,25 +70,36 @@ pub(super) struct Straddle {
     pub level: u32,
     /// Its summary.
     pub summary: Block,
-    /// The first step of the right part.
+    /// The right part's first step, or on a time axis its first timestamp.
     pub split: i64,
+    /// Whether `split` is a timestamp.
+    pub by_time: bool,
+    /// The step of the right part's first point: `split` on the step axis; on a time axis
+    /// found by the timestamp's index (`cover`), none until then.
+    pub at: Option<i64>,
     /// The left part's column.
     pub col: u32,
 }
 
 impl Straddle {
+    /// Whether `p`, a point of the block, lies in the right part.
+    fn right(&self, p: &json::SeriesPoint) -> bool {
+        let x = if self.by_time { p.timestamp } else { p.step };
+        x >= self.split
+    }
+
     /// The summary's points, each with the column of the part it lies in.
     pub(super) fn known(&self) -> impl Iterator<Item = (u32, json::SeriesPoint)> + '_ {
         self.summary
             .samples()
-            .map(|p| (self.col + u32::from(p.step >= self.split), p))
+            .map(|p| (self.col + u32::from(self.right(&p)), p))
     }
 
     /// Whether the summary and the extremes `known` settle the block but for the two
     /// points next to the boundary (see the module's notes).
     pub(super) fn settles(&self, known: &Known) -> bool {
         let s = &self.summary;
-        let left = |p: &Option<json::SeriesPoint>| p.is_some_and(|p| p.step < self.split);
+        let left = |p: &Option<json::SeriesPoint>| p.is_some_and(|p| !self.right(&p));
         if left(&s.nan) || left(&s.pinf) || left(&s.ninf) {
             return false;
         }
@@ -95,17 +108,17 @@ impl Straddle {
             // No finite point: nothing else to settle.
             return true;
         };
-        if first.step >= self.split || last.step < self.split {
+        if self.right(&first) || !self.right(&last) {
             // Finite points on one side only: the summary's are that side's.
             return true;
         }
         let (l, r) = (self.col as usize, self.col as usize + 1);
-        let max_ok = if max.step < self.split {
+        let max_ok = if !self.right(&max) {
             max.value.0 < known.max[r]
         } else {
             max.value.0 <= known.max[l]
         };
-        let min_ok = if min.step < self.split {
+        let min_ok = if !self.right(&min) {
             min.value.0 > known.min[r]
         } else {
             min.value.0 >= known.min[l]
@@ -113,9 +126,10 @@ impl Straddle {
         max_ok && min_ok
     }
 
-    /// The lowest-level blocks whose chunks hold the points next to the boundary.
-    pub(super) fn chunks(&self) -> [i64; 2] {
-        [(self.split - 1) >> MIN_LEVEL, self.split >> MIN_LEVEL]
+    /// The lowest-level blocks whose chunks hold the points next to the boundary: those of
+    /// the steps before and at [`Straddle::at`] (none while it is not known).
+    pub(super) fn chunks(&self) -> Option<[i64; 2]> {
+        self.at.map(|at| [(at - 1) >> MIN_LEVEL, at >> MIN_LEVEL])
     }
 
     /// The points that stand in for the left and the right part (each in reading order,
@@ -133,17 +147,19 @@ impl Straddle {
         let s = &self.summary;
         let finite = |p: &&json::SeriesPoint| p.value.0.is_finite();
         if let (Some(first), Some(last)) = (s.first, s.last) {
-            let [lb, rb] = self.chunks();
-            if first.step < self.split && last.step >= self.split {
-                let l = chunk(lb)?
-                    .iter()
-                    .rev()
-                    .filter(|p| p.step < self.split)
-                    .find(finite)?;
-                let r = chunk(rb)?
-                    .iter()
-                    .filter(|p| p.step >= self.split)
-                    .find(finite)?;
+            if !self.right(&first) && self.right(&last) {
+                // The right part starts in chunk `rb`, which may also end the left part (a
+                // step logged again at a later time, on a time axis); failing that, the
+                // left part ends in chunk `lb`, just before.
+                let [lb, rb] = self.chunks()?;
+                let at = chunk(rb)?;
+                let in_left = |p: &&json::SeriesPoint| !self.right(p) && finite(p);
+                let l = match at.iter().rev().find(in_left) {
+                    Some(l) => l,
+                    None if lb != rb => chunk(lb)?.iter().rev().find(in_left)?,
+                    None => return None,
+                };
+                let r = at.iter().filter(|p| self.right(p)).find(finite)?;
                 parts[0].push(*l);
                 parts[1].push(*r);
             }
@@ -174,8 +190,18 @@ mod tests {
             level: 8,
             summary: Block::of_points(points).unwrap(),
             split,
+            by_time: false,
+            at: Some(split),
             col: 0,
         }
+    }
+
+    /// The chunk of lowest-level block `b` of `points` (in reading order).
+    fn chunk_of(points: &[json::SeriesPoint], b: i64) -> Option<&[json::SeriesPoint]> {
+        let (lo, hi) = (b << MIN_LEVEL, ((b + 1) << MIN_LEVEL) - 1);
+        let i = points.iter().position(|p| p.step >= lo)?;
+        let j = points.iter().rposition(|p| p.step <= hi)?;
+        Some(&points[i..=j])
     }
 
     #[test]
@@ -232,12 +258,7 @@ mod tests {
     fn the_points_next_to_the_boundary_come_from_the_chunks() {
         let points: Vec<_> = (0..128).map(|s| pt(s, (s % 7) as f64)).collect();
         let s = straddle(&points, 70);
-        let chunk = |b: i64| {
-            let (lo, hi) = (b * 64, b * 64 + 63);
-            let i = points.iter().position(|p| p.step >= lo)?;
-            let j = points.iter().rposition(|p| p.step <= hi)?;
-            Some(&points[i..=j])
-        };
+        let chunk = |b: i64| chunk_of(&points, b);
         let [l, r] = s.parts(chunk).unwrap();
         assert_eq!(l.last().unwrap().step, 69);
         assert_eq!(r.first().unwrap().step, 70);
@@ -248,6 +269,38 @@ mod tests {
         assert!(
             sparse.parts(|b| (b == 1).then_some(&only[..])).is_none(),
             "the left part's last point is not next to the boundary"
+        );
+    }
+
+    #[test]
+    fn on_a_time_axis_a_step_logged_again_can_end_the_left_part() {
+        // Timestamps twice the step; step 64 logged again at 131, after the boundary 130.
+        let mut points: Vec<_> = (0..128)
+            .map(|s| json::SeriesPoint {
+                step: s,
+                timestamp: 2 * s + i64::from(s > 64) * 2,
+                value: json::F64((s % 5) as f64),
+            })
+            .collect();
+        points.insert(
+            65,
+            json::SeriesPoint {
+                timestamp: 131,
+                ..points[64]
+            },
+        );
+        let mut s = straddle(&points, 130);
+        s.by_time = true;
+        s.at = Some(64);
+        let chunk = |b: i64| chunk_of(&points, b);
+        let [l, r] = s.parts(chunk).unwrap();
+        assert_eq!(l.last().map(|p| (p.step, p.timestamp)), Some((64, 128)));
+        assert_eq!(r.first().map(|p| (p.step, p.timestamp)), Some((64, 131)));
+        assert!(l.iter().all(|p| p.timestamp < 130) && r.iter().all(|p| p.timestamp >= 130));
+        s.at = None;
+        assert!(
+            s.parts(chunk).is_none(),
+            "the boundary's step not found yet"
         );
     }
 }

@@ -106,11 +106,13 @@ fn a_one_point_spike_inside_a_block_survives_the_block_path() {
 }
 
 /// A noisy series settles most straddling blocks at the top level from their summaries
-/// and the chunks at the boundary; a smooth falling one, whose extremes sit at every
-/// boundary, is refined down as before. Both give what the scan gives.
+/// and the chunks at the boundary, by step and by time; a smooth falling one, whose
+/// extremes sit at every boundary, is refined down as before. All give what the scan gives.
 #[test]
 fn noisy_series_settle_straddling_blocks_early() {
-    let view = Viewport::new(50, 0.0, 65_535.0).unwrap();
+    let by_step = Viewport::new(50, 0.0, 65_535.0).unwrap();
+    // Timestamps 3 a step from 1,000: the same columns as by step.
+    let by_time = Viewport::new(50, 1_000.0, 1_000.0 + 3.0 * 65_535.0).unwrap();
     let top = level_for(65_536.0 / 50.0).unwrap();
     assert_eq!(top, 10);
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
@@ -120,9 +122,9 @@ fn noisy_series_settle_straddling_blocks_early() {
         s ^= s << 17;
         (s % 1_000_003) as f64 / 1e6
     };
-    let noisy: Vec<Point> = (0..65_536).map(|i| p(i, i, noise())).collect();
+    let noisy: Vec<Point> = (0..65_536).map(|i| p(i, 1_000 + 3 * i, noise())).collect();
     let falling: Vec<Point> = (0..65_536)
-        .map(|i| p(i, i, 1.0 / (1.0 + i as f64)))
+        .map(|i| p(i, 1_000 + 3 * i, 1.0 / (1.0 + i as f64)))
         .collect();
     let mut stats = Vec::new();
     for points in [noisy, falling] {
@@ -130,21 +132,28 @@ fn noisy_series_settle_straddling_blocks_early() {
         for chunk in points.chunks(4096) {
             insert_points(&c, sid, chunk).unwrap();
         }
-        let (blocks, st) = cover::reduce(&c, sid, Axis::Step, view, (0, 65_535), top).unwrap();
-        let scan = reduce_range(&c, sid, Axis::Step, view).unwrap();
-        assert!(same(&blocks, &scan));
-        stats.push(st);
+        for (axis, view) in [(Axis::Step, by_step), (Axis::Time { offset: 0 }, by_time)] {
+            let (blocks, st) = cover::reduce(&c, sid, axis, view, (0, 65_535), top).unwrap();
+            let scan = reduce_range(&c, sid, axis, view).unwrap();
+            assert!(same(&blocks, &scan), "{st:?}");
+            stats.push(st);
+        }
     }
     // 49 boundaries, each inside a block of 1,024 steps (a column is 1.3 of them): the
     // falling series refines each one twice, down to the lowest level.
-    let (noisy, falling) = (stats[0], stats[1]);
-    assert_eq!(falling.settled, 0, "{falling:?}");
-    assert!(falling.refined >= 2 * 45, "{falling:?}");
-    assert!(noisy.settled >= 25, "{noisy:?}");
-    assert!(
-        noisy.refined * 3 < falling.refined * 2,
-        "{noisy:?} {falling:?}"
-    );
+    let [noisy_step, noisy_time, falling_step, falling_time] = stats[..] else {
+        unreachable!()
+    };
+    for (noisy, falling) in [(noisy_step, falling_step), (noisy_time, falling_time)] {
+        assert_eq!(falling.settled, 0, "{falling:?}");
+        assert!(falling.refined >= 2 * 45, "{falling:?}");
+        assert!(noisy.settled >= 25, "{noisy:?}");
+        assert!(
+            noisy.refined * 3 < falling.refined * 2,
+            "{noisy:?} {falling:?}"
+        );
+    }
+    assert_eq!(noisy_step, noisy_time, "the same columns, the same walk");
 }
 
 #[test]
