@@ -14,8 +14,10 @@
 //! already known in the two columns settle it ([`straddle`]): its parts then stand in as
 //! the summary's points plus the two points next to the boundary, read from the chunks
 //! there, and a settled block whose chunks lack those points is refined after all. On a
-//! time axis the step at a boundary is first looked up by its timestamp ([`locate`], one
-//! index probe a boundary, all in one statement). A noisy series so stops a level or two
+//! time axis the step at a boundary is first guessed from the block's first and last
+//! points, and where the chunks there miss the boundary it is looked up by its timestamp
+//! ([`locate`], one index probe a boundary, all in one statement; on PostgreSQL a probe
+//! also fetches its row from the table). A noisy series so stops a level or two
 //! below the top instead of at the lowest, which a series ten times longer has two levels
 //! further down.
 //!
@@ -102,33 +104,34 @@ pub(super) fn reduce(
     )?;
     blocks.extend(rest);
     walk.descend(c, sid, top, blocks, true)?;
-    let mut jumps = std::mem::take(&mut walk.jumps);
-    if let Axis::Time { .. } = axis {
-        let times: Vec<i64> = jumps.iter().map(|j| j.split).collect();
-        let at: HashMap<i64, i64> = split_read(c, &times, |c, part| locate(c, sid, part))?
-            .into_iter()
-            .collect();
-        for j in &mut jumps {
-            j.at = at.get(&j.split).copied();
-        }
-    }
+    let jumps = std::mem::take(&mut walk.jumps);
     let mut wanted: Vec<i64> = walk.counts.keys().copied().collect();
     wanted.extend(jumps.iter().filter_map(Straddle::chunks).flatten());
     let mut chunks = read_chunks(c, sid, wanted)?;
     // The settled blocks become their two parts; the others (no chunk, or a part's point
-    // next to the boundary not in it) are refined as any straddling block.
-    let mut unsettled: Vec<Straddle> = Vec::new();
-    for j in jumps {
-        match j.parts(|b| chunks.get(&b).map(Vec::as_slice)) {
-            Some([left, right]) => {
-                walk.stats.settled += 1;
-                walk.exact(j.summary.steps.0, left, j.summary.n);
-                // Its step (on a time axis the split is a timestamp): pieces go by step.
-                let start = right.first().map_or(j.summary.steps.1, |p| p.step);
-                walk.exact(start, right, 0);
-            }
-            None => unsettled.push(j),
+    // next to the boundary not in it) are refined as any straddling block. On a time axis
+    // the chunks were a guess ([`Straddle::guess`]): those that miss the boundary are read
+    // again where the timestamp's index puts it.
+    let by_time = matches!(axis, Axis::Time { .. });
+    let (mut unsettled, missed) = walk.settle(jumps, &chunks, by_time);
+    if !missed.is_empty() {
+        let times: Vec<i64> = missed.iter().map(|j| j.split).collect();
+        let at: HashMap<i64, i64> = split_read(c, &times, |c, part| locate(c, sid, part))?
+            .into_iter()
+            .collect();
+        let mut missed = missed;
+        walk.stats.located += missed.len();
+        for j in &mut missed {
+            j.at = at.get(&j.split).copied();
         }
+        let more: Vec<i64> = missed
+            .iter()
+            .filter_map(Straddle::chunks)
+            .flatten()
+            .filter(|b| !chunks.contains_key(b))
+            .collect();
+        chunks.extend(read_chunks(c, sid, more)?);
+        unsettled.extend(walk.settle(missed, &chunks, false).0);
     }
     unsettled.sort_unstable_by_key(|j| (std::cmp::Reverse(j.level), j.block));
     for group in unsettled.chunk_by(|a, b| a.level == b.level) {
@@ -234,12 +237,14 @@ struct Walk {
     stats: Stats,
 }
 
-/// What a chart's walk did: how many blocks it refined (each one read of its children)
-/// and how many straddling blocks settled early.
+/// What a chart's walk did: how many blocks it refined (each one read of its children),
+/// how many straddling blocks settled early, and how many boundaries were looked up by
+/// timestamp (on a time axis, where the guess missed).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub(super) struct Stats {
     pub refined: usize,
     pub settled: usize,
+    pub located: usize,
 }
 
 impl Walk {
@@ -291,15 +296,19 @@ impl Walk {
                     Placed::Refine => refine.push(b),
                     Placed::Straddle { split, col } => {
                         let by_time = matches!(self.place.axis, Axis::Time { .. });
-                        open.push(Straddle {
+                        let mut st = Straddle {
                             block: b,
                             level,
                             summary: s,
                             split,
                             by_time,
-                            at: (!by_time).then_some(split),
+                            at: Some(split),
                             col,
-                        })
+                        };
+                        if by_time {
+                            st.at = st.guess();
+                        }
+                        open.push(st);
                     }
                 }
             }
@@ -324,6 +333,32 @@ impl Walk {
             level -= LEVEL_STEP;
             blocks = read_children(c, sid, level, &refine)?;
         }
+    }
+
+    /// Settles `jumps` with the points next to their boundaries from `chunks`: each becomes
+    /// its two parts. Returns those that do not settle, to be refined, and apart from them
+    /// when `retry` those whose chunks may just be the wrong ones (a guess on a time axis).
+    fn settle(
+        &mut self,
+        jumps: Vec<Straddle>,
+        chunks: &HashMap<i64, Vec<json::SeriesPoint>>,
+        retry: bool,
+    ) -> (Vec<Straddle>, Vec<Straddle>) {
+        let (mut unsettled, mut missed) = (Vec::new(), Vec::new());
+        for j in jumps {
+            match j.parts(|b| chunks.get(&b).map(Vec::as_slice)) {
+                Some([left, right]) => {
+                    self.stats.settled += 1;
+                    self.exact(j.summary.steps.0, left, j.summary.n);
+                    // Its step (on a time axis the split is a timestamp): pieces go by step.
+                    let start = right.first().map_or(j.summary.steps.1, |p| p.step);
+                    self.exact(start, right, 0);
+                }
+                None if retry => missed.push(j),
+                None => unsettled.push(j),
+            }
+        }
+        (unsettled, missed)
     }
 
     /// A part of a settled block, from step `start`: `points` stand in for it.

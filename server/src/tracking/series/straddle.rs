@@ -75,7 +75,7 @@ pub(super) struct Straddle {
     /// Whether `split` is a timestamp.
     pub by_time: bool,
     /// The step of the right part's first point: `split` on the step axis; on a time axis
-    /// found by the timestamp's index (`cover`), none until then.
+    /// a guess ([`Straddle::guess`]) or what the timestamp's index says (`cover`).
     pub at: Option<i64>,
     /// The left part's column.
     pub col: u32,
@@ -86,6 +86,23 @@ impl Straddle {
     fn right(&self, p: &json::SeriesPoint) -> bool {
         let x = if self.by_time { p.timestamp } else { p.step };
         x >= self.split
+    }
+
+    /// On a time axis, a guess at [`Straddle::at`]: the step where the split falls if the
+    /// block's timestamps grow evenly from its first to its last point (as a training loop
+    /// that logs at a steady pace gives). [`Straddle::parts`] finds out whether the chunks
+    /// there hold the boundary.
+    pub(super) fn guess(&self) -> Option<i64> {
+        let (first, last) = (self.summary.first?, self.summary.last?);
+        let steps = i128::from(last.step) - i128::from(first.step);
+        let time = i128::from(last.timestamp) - i128::from(first.timestamp);
+        if time <= 0 {
+            return Some(first.step);
+        }
+        let ahead = i128::from(self.split) - i128::from(first.timestamp);
+        // Rounded up: the first step at or after the split's time.
+        let off = (ahead * steps + time - 1).div_euclid(time).clamp(0, steps);
+        i64::try_from(i128::from(first.step) + off).ok()
     }
 
     /// The summary's points, each with the column of the part it lies in.
@@ -126,8 +143,9 @@ impl Straddle {
         max_ok && min_ok
     }
 
-    /// The lowest-level blocks whose chunks hold the points next to the boundary: those of
-    /// the steps before and at [`Straddle::at`] (none while it is not known).
+    /// The lowest-level blocks whose chunks hold the points next to the boundary when
+    /// [`Straddle::at`] is right: those of the steps before and at it (none while it is
+    /// not known).
     pub(super) fn chunks(&self) -> Option<[i64; 2]> {
         self.at.map(|at| [(at - 1) >> MIN_LEVEL, at >> MIN_LEVEL])
     }
@@ -148,18 +166,25 @@ impl Straddle {
         let finite = |p: &&json::SeriesPoint| p.value.0.is_finite();
         if let (Some(first), Some(last)) = (s.first, s.last) {
             if !self.right(&first) && self.right(&last) {
-                // The right part starts in chunk `rb`, which may also end the left part (a
-                // step logged again at a later time, on a time axis); failing that, the
-                // left part ends in chunk `lb`, just before.
+                // Chunks `lb` and `rb` hold consecutive points in reading order, in which
+                // the left part's come first. So when they hold a finite point of each
+                // part, the last of the left part's and the first of the right part's in
+                // them are the parts' (the boundary lies between, among their points),
+                // whether `at` was right or a guess. On a time axis a step logged again
+                // later may put points of both parts in one chunk.
                 let [lb, rb] = self.chunks()?;
+                let before = if lb == rb { None } else { chunk(lb) };
                 let at = chunk(rb)?;
                 let in_left = |p: &&json::SeriesPoint| !self.right(p) && finite(p);
+                let in_right = |p: &&json::SeriesPoint| self.right(p) && finite(p);
                 let l = match at.iter().rev().find(in_left) {
                     Some(l) => l,
-                    None if lb != rb => chunk(lb)?.iter().rev().find(in_left)?,
-                    None => return None,
+                    None => before?.iter().rev().find(in_left)?,
                 };
-                let r = at.iter().filter(|p| self.right(p)).find(finite)?;
+                let r = match before.and_then(|b| b.iter().find(in_right)) {
+                    Some(r) => r,
+                    None => at.iter().find(in_right)?,
+                };
                 parts[0].push(*l);
                 parts[1].push(*r);
             }
@@ -297,10 +322,22 @@ mod tests {
         assert_eq!(l.last().map(|p| (p.step, p.timestamp)), Some((64, 128)));
         assert_eq!(r.first().map(|p| (p.step, p.timestamp)), Some((64, 131)));
         assert!(l.iter().all(|p| p.timestamp < 130) && r.iter().all(|p| p.timestamp >= 130));
-        s.at = None;
+        // A guess: the timestamps grow evenly from (0, 0) to (127, 256), so step 65.
+        s.at = s.guess();
+        assert_eq!(s.at, Some(65));
+        assert_eq!(
+            s.parts(chunk),
+            Some([l, r]),
+            "a guess in the boundary's chunk"
+        );
+        s.at = Some(20);
         assert!(
             s.parts(chunk).is_none(),
-            "the boundary's step not found yet"
+            "chunk 0 holds no point of the right part"
         );
+        s.at = Some(130);
+        assert!(s.parts(chunk).is_none(), "no chunk 2");
+        s.at = None;
+        assert!(s.parts(chunk).is_none(), "the boundary's step not known");
     }
 }

@@ -126,6 +126,13 @@ fn noisy_series_settle_straddling_blocks_early() {
     let falling: Vec<Point> = (0..65_536)
         .map(|i| p(i, 1_000 + 3 * i, 1.0 / (1.0 + i as f64)))
         .collect();
+    // The noisy series again with a pause of 5 s every 1,000 steps (an evaluation, a
+    // checkpoint): a block's timestamps no longer grow evenly, so the guessed step at a
+    // boundary often misses its chunk and is looked up by timestamp.
+    let paused: Vec<Point> = noisy
+        .iter()
+        .map(|q| p(q.step, q.timestamp + 5_000 * (q.step / 1_000), q.value))
+        .collect();
     let mut stats = Vec::new();
     for points in [noisy, falling] {
         let (c, sid) = store();
@@ -154,6 +161,18 @@ fn noisy_series_settle_straddling_blocks_early() {
         );
     }
     assert_eq!(noisy_step, noisy_time, "the same columns, the same walk");
+    assert_eq!(noisy_time.located, 0, "an even pace: every guess right");
+
+    let (c, sid) = store();
+    for chunk in paused.chunks(4096) {
+        insert_points(&c, sid, chunk).unwrap();
+    }
+    let last = paused.last().unwrap().timestamp as f64;
+    let view = Viewport::new(50, 1_000.0, last).unwrap();
+    let axis = Axis::Time { offset: 0 };
+    let (blocks, st) = cover::reduce(&c, sid, axis, view, (0, 65_535), top).unwrap();
+    assert!(same(&blocks, &reduce_range(&c, sid, axis, view).unwrap()));
+    assert!(st.located >= 10 && st.settled >= 25, "{st:?}");
 }
 
 #[test]

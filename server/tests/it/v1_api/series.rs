@@ -351,8 +351,29 @@ async fn charts_from_block_summaries_equal_brute_force_m4() {
         shuffled.push((i, start + 10 * n + i, 1.5 - value(i) * 2.0));
     }
     log(&app, &run, "shuffled", &shuffled, 900).await;
+    // "paused": noisy values (so that most column boundaries settle from the summaries)
+    // logged in order with a pause of 5 s every 1,000 steps: on a time axis the step at a
+    // boundary is then often not where an even pace puts it, and is looked up by timestamp.
+    let mut r = 7u64;
+    let paused: Vec<(i64, i64, f64)> = (0..n)
+        .map(|i| {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            let v = match i {
+                12_345 | 23_456 | 7_001 | 15_003 | 20_007 => value(i),
+                _ => (r % 1_000_003) as f64 / 1e6,
+            };
+            (i, start + 10 * i + 5_000 * (i / 1_000), v)
+        })
+        .collect();
+    log(&app, &run, "paused", &paused, 1000).await;
 
-    for (key, points) in [("ordered", &ordered), ("shuffled", &shuffled)] {
+    for (key, points) in [
+        ("ordered", &ordered),
+        ("shuffled", &shuffled),
+        ("paused", &paused),
+    ] {
         let steps = (0.0, (n - 1) as f64);
         let walls = (
             points.iter().map(|p| p.1).min().unwrap() as f64,
@@ -403,7 +424,10 @@ async fn charts_from_block_summaries_equal_brute_force_m4() {
             "SELECT time_ordered FROM metric_series WHERE key = '{key}'"
         ))
     };
-    assert_eq!((flag("ordered"), flag("shuffled")), (1, 0));
+    assert_eq!(
+        (flag("ordered"), flag("shuffled"), flag("paused")),
+        (1, 0, 1)
+    );
 }
 
 /// A batch of many keys writes each key as if it had been logged alone (ingest writes the
