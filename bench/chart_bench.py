@@ -8,6 +8,7 @@ Usage: .venv/bin/python bench/chart_bench.py --before PATH [--binary target/rele
        [--no-write]
        .venv/bin/python bench/chart_bench.py --backends sqlite postgres [--binary ...]
        [--points 1000000 10000000] [--repeat 9] [--pg-dir /tmp/rl-pg-bench] [--no-write]
+       [--shapes periodic noise]
 
 1. A `--before` build (one without migration 0006) serves a fresh data dir; each series is
    logged through `runs/log-batch` (1,000 points a call, a body built as text, steps 0..N-1,
@@ -29,8 +30,10 @@ unless `--no-write`; raw numbers go to bench/chart_results.json.
 `--backends sqlite postgres` (issue 11, step 9) compares stores instead of builds: the
 `--binary` build serves a fresh SQLite data dir and a fresh database on a throwaway
 PostgreSQL cluster (`--pg-dir`, scripts/pg.sh; the database is dropped and the cluster
-stopped at the end), both running at once; each gets the same series logged as in 1. (its
-seeding time and, on PostgreSQL, the database's size are reported), then every chart is
+stopped at the end), both running at once; each gets the same series logged as in 1., one
+a size for each of `--shapes` (`periodic`: the values of 1., which repeat every 1,000 steps;
+`noise`: a distinct float at every step; see SHAPE_NOTES), its seeding time and, on
+PostgreSQL, the database's size reported; then every chart is
 fetched from each backend in turn, `--repeat` rounds (median per backend), and the answers
 of the backends must be the same point for point. Section "## Charts on PostgreSQL
 (issue 11)", raw numbers in bench/chart_pg_results.json.
@@ -67,10 +70,25 @@ def spike_step(n: int) -> int:
 
 
 def value(step: int, n: int) -> float:
+    """The "periodic" series' value at `step` (see SHAPE_NOTES)."""
     return 100.0 if step == spike_step(n) else round(((step * 7919) % 1000) / 1000.0, 3)
 
 
-def log_series(s: requests.Session, url: str, run_id: str, n: int, t0: int) -> float:
+def noise_value(step: int, n: int) -> float:
+    """The "noise" series' value at `step` (see SHAPE_NOTES)."""
+    return 100.0 if step == spike_step(n) else ((step * 2654435761) % 4294967291) / 4294967291.0
+
+
+# Series shape (`--shapes`) -> its values; the first is the one measured before/after.
+SHAPES = {"periodic": value, "noise": noise_value}
+SHAPE_NOTES = {
+    "periodic": "1,000 distinct values of three decimals, each once every 1,000 steps (so a long block "
+                "holds its column's extremes several times over: ties)",
+    "noise": "a distinct float at every step, as a training loss has",
+}
+
+
+def log_series(s: requests.Session, url: str, run_id: str, n: int, t0: int, value=value) -> float:
     """Logs steps 0..n-1 of `loss`, 1,000 a call; returns the seconds it took."""
     start = time.perf_counter()
     for base in range(0, n, 1000):
@@ -225,25 +243,35 @@ def build_name(binary: Path) -> str:
     return f"{v}, {binary.name}"
 
 
-def seed_charts(server, points: list[int]) -> tuple[dict, dict]:
-    """One run per size with `loss` of n points; returns (n -> run id, n -> seconds)."""
+def chart_key(shape: str, n: int, label: str) -> str:
+    """A chart's key in the results: the first shape's keys are those of earlier runs."""
+    return f"{n} {label}" + ("" if shape == next(iter(SHAPES)) else f" [{shape}]")
+
+
+def seed_charts(server, points: list[int], shapes: list[str]) -> tuple[dict, dict]:
+    """One run per shape and size with `loss` of n points; returns ((shape, n) -> run id,
+    "n [shape]" -> seconds)."""
     s = session(server)
     r = s.post(f"{server.url}/api/2.0/mlflow/experiments/create", json={"name": "charts"}, timeout=30)
     r.raise_for_status()
     exp_id = r.json()["experiment_id"]
     runs, secs = {}, {}
-    for n in points:
-        r = s.post(f"{server.url}/api/2.0/mlflow/runs/create",
-                   json={"experiment_id": exp_id, "start_time": 1_700_000_000_000, "run_name": f"n{n}"}, timeout=30)
-        runs[n] = r.json()["run"]["info"]["run_id"]
-        secs[n] = log_series(s, server.url, runs[n], n, 1_700_000_000_000)
-        print(f"[seed] {server.name}: {n:,} points in {secs[n]:.0f} s ({n / secs[n]:,.0f} points/s)", flush=True)
+    for shape in shapes:
+        for n in points:
+            r = s.post(f"{server.url}/api/2.0/mlflow/runs/create",
+                       json={"experiment_id": exp_id, "start_time": 1_700_000_000_000, "run_name": f"{shape}-{n}"},
+                       timeout=30)
+            runs[(shape, n)] = r.json()["run"]["info"]["run_id"]
+            t = log_series(s, server.url, runs[(shape, n)], n, 1_700_000_000_000, SHAPES[shape])
+            secs[f"{n} [{shape}]"] = t
+            print(f"[seed] {server.name}: {shape} {n:,} points in {t:.0f} s ({n / t:,.0f} points/s)", flush=True)
     return runs, secs
 
 
 def compare_backends(args, dist: Path) -> dict:
     """The `--backends` mode (see the module doc)."""
     res = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "repeat": args.repeat, "points": args.points,
+           "shapes": args.shapes,
            "build": build_name(args.binary), "backends": args.backends, "seed_s": {}, "charts": {},
            "load": {"before": os.getloadavg()}}
     db = "charts_bench"
@@ -261,7 +289,7 @@ def compare_backends(args, dist: Path) -> dict:
                 runs = {}
                 # Both stores are seeded at once (one client thread each): half the wall time.
                 with ThreadPoolExecutor(len(srvs)) as pool:
-                    seeded = {b: pool.submit(seed_charts, srv, args.points) for b, srv in srvs.items()}
+                    seeded = {b: pool.submit(seed_charts, srv, args.points, args.shapes) for b, srv in srvs.items()}
                     for b, fut in seeded.items():
                         runs[b], res["seed_s"][b] = fut.result()
                 res["load"]["after seeding"] = os.getloadavg()
@@ -274,13 +302,13 @@ def compare_backends(args, dist: Path) -> dict:
                 sess = {b: session(srv) for b, srv in srvs.items()}
                 res["floor_ms"] = {b: floor_ms(sess[b], srv.url) for b, srv in srvs.items()}
                 answers = {}
-                for n in args.points:
-                    for label, query in charts(n).items():
-                        key = f"{n} {label}"
+                for shape, n, (label, query) in ((sh, n, c) for sh in args.shapes for n in args.points
+                                                 for c in charts(n).items()):
+                        key = chart_key(shape, n, label)
                         times = {b: [] for b in srvs}
                         for _ in range(args.repeat):  # backends alternate, so they share the load
                             for b, srv in srvs.items():
-                                f = fetch(sess[b], srv.url, runs[b][n], query, 1)
+                                f = fetch(sess[b], srv.url, runs[b][(shape, n)], query, 1)
                                 times[b] += f["all_ms"]
                                 answers.setdefault(key, {})[b] = f["body"]
                         out = {}
@@ -319,8 +347,12 @@ def render_backends(res: dict) -> str:
     bs = res["backends"]
     name = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
     sizes = sorted({int(k.split()[0]) for k in res["charts"]})
-    seed = "; ".join(f"{name[b]}: " + ", ".join(f"{int(n):,} in {t:.0f} s ({int(n) / t:,.0f}/s)" for n, t in res["seed_s"][b].items())
-                     for b in bs)
+    shapes = res.get("shapes", [next(iter(SHAPES))])
+
+    def seeded(k: str, t: float) -> str:
+        n = int(k.split()[0])
+        return f"{k.split(' ', 1)[1] + ' ' if ' ' in k else ''}{n:,} in {t:.0f} s ({n / t:,.0f}/s)"
+    seed = "; ".join(f"{name[b]}: " + ", ".join(seeded(k, t) for k, t in res["seed_s"][b].items()) for b in bs)
     sizes_txt = []
     if "sqlite_db_bytes" in res:
         sizes_txt.append(f"SQLite file {res['sqlite_db_bytes'] / 2**30:.2f} GiB")
@@ -333,28 +365,30 @@ def render_backends(res: dict) -> str:
              f"machine: 2 cores shared with other engineers' builds, load average {res['load']['before'][0]:.1f} before, "
              f"{res['load']['after'][0]:.1f} after). Both servers ran at once on fresh stores; the same series (a metric `loss` of "
              f"N points, steps 0..N-1, one spike of 100.0) went into each through `runs/log-batch`, 1,000 points a call "
-             f"from one client thread per store, both stores at once ({seed}; {', '.join(sizes_txt)}). Then `GET /api/v1/runs/{{id}}/series?key=loss&width={WIDTH}`"
+             f"from one client thread per store, both stores at once ({seed}; {', '.join(sizes_txt)}). "
+             "Series shapes: " + "; ".join(f"**{sh}**, {SHAPE_NOTES[sh]}" for sh in shapes) + ". "
+             f"Then `GET /api/v1/runs/{{id}}/series?key=loss&width={WIDTH}`"
              f" from a kept-alive client on loopback, the backends alternating call by call, {res['repeat']} calls each: "
              f"median (an empty `/health` round trip: " + ", ".join(f"{name[b]} {res['floor_ms'][b]:.1f} ms" for b in bs) + ").",
              "", "| chart | points | " + " | ".join(name[b] for b in bs) + " | PG / SQLite | points drawn | spike kept | same answer |",
              "|---|---:|" + "---:|" * len(bs) + "---:|---:|---|---|"]
-    for n in sizes:
-        for label in charts(n):
-            c = res["charts"][f"{n} {label}"]
+    for shape, n, label in ((sh, n, lb) for sh in shapes for n in sizes for lb in charts(n)):
+            c = res["charts"][chart_key(shape, n, label)]
             ratio = f"×{c['postgres']['ms'] / c['sqlite']['ms']:.2f}" if {"sqlite", "postgres"} <= set(bs) else "–"
             first = c[bs[0]]
-            lines.append(f"| {label} | {n:,} | " + " | ".join(f"**{c[b]['ms']:.1f} ms**" for b in bs) +
+            lines.append(f"| {label}{'' if len(shapes) == 1 else ', ' + shape} | {n:,} | " + " | ".join(f"**{c[b]['ms']:.1f} ms**" for b in bs) +
                          f" | {ratio} | {first['points']:,} | "
                          f"{'yes' if first['spike'] else '-' if 'zoom' in label else '**no**'} | {'yes' if c['identical'] else '**no**'} |")
     if len(sizes) >= 2:
         lo, hi = sizes[0], sizes[-1]
         lines += ["", f"Growth from {lo:,} to {hi:,} points (×{hi // lo}; target: within ×1.5, and under 50 ms at {hi:,}):", ""]
-        for label in charts(lo):
+        for shape, label in ((sh, lb) for sh in shapes for lb in charts(lo)):
             parts = []
             for b in bs:
-                a, z = res["charts"][f"{lo} {label}"][b]["ms"], res["charts"][f"{hi} {label}"][b]["ms"]
+                a = res["charts"][chart_key(shape, lo, label)][b]["ms"]
+                z = res["charts"][chart_key(shape, hi, label)][b]["ms"]
                 parts.append(f"{name[b]} **×{z / a:.2f}** ({a:.1f} → {z:.1f} ms)")
-            lines.append(f"- {label}: " + "; ".join(parts))
+            lines.append(f"- {label}{'' if len(shapes) == 1 else ', ' + shape}: " + "; ".join(parts))
     lines.append("")
     return "\n".join(lines)
 
@@ -369,6 +403,8 @@ def main() -> None:
     ap.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--points", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    ap.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=list(SHAPES),
+                    help="the series shapes of --backends (see SHAPES)")
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--before-repeat", type=int, default=3, help="calls per chart before (at 10M each takes seconds)")
     ap.add_argument("--ingest-batches", type=int, default=300)
