@@ -113,13 +113,12 @@ pub(super) fn reduce(
     // the chunks were a guess ([`Straddle::guess`]): those that miss the boundary are read
     // again where the timestamp's index puts it.
     let by_time = matches!(axis, Axis::Time { .. });
-    let (mut unsettled, missed) = walk.settle(jumps, &chunks, by_time);
+    let (mut unsettled, mut missed) = walk.settle(jumps, &chunks, by_time);
     if !missed.is_empty() {
         let times: Vec<i64> = missed.iter().map(|j| j.split).collect();
         let at: HashMap<i64, i64> = split_read(c, &times, |c, part| locate(c, sid, part))?
             .into_iter()
             .collect();
-        let mut missed = missed;
         walk.stats.located += missed.len();
         for j in &mut missed {
             j.at = at.get(&j.split).copied();

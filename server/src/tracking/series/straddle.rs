@@ -35,7 +35,7 @@ pub(super) struct Known {
 }
 
 impl Known {
-    /// Nothing known yet, over `width` columns (none: nothing is kept).
+    /// Nothing known yet, over `width` columns.
     pub(super) fn new(width: u32) -> Self {
         let w = width as usize;
         Known {
@@ -51,9 +51,11 @@ impl Known {
             return;
         }
         let i = col as usize;
-        if let (Some(max), Some(min)) = (self.max.get_mut(i), self.min.get_mut(i)) {
-            *max = max.max(v);
-            *min = min.min(v);
+        if v > self.max[i] {
+            self.max[i] = v;
+        }
+        if v < self.min[i] {
+            self.min[i] = v;
         }
     }
 }
