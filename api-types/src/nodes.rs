@@ -8,7 +8,8 @@ use crate::agent::{DriverStatus, NodeSnapshot};
 
 /// The tag on an MLflow run naming the nodes it ran on, comma-separated
 /// (`runlens.nodes = "gpu-a,gpu-b"`): set by `runlens-agent run`; the run page shows these
-/// nodes' GPUs, and a user who may read the run may watch them.
+/// nodes' GPUs to users who may watch them. The tag gives no access: who may watch a node
+/// comes from the node's grants alone.
 pub const RUN_NODES_TAG: &str = "runlens.nodes";
 
 /// Longest node name.
@@ -30,8 +31,80 @@ pub fn is_valid_node_name(name: &str) -> bool {
         && !RESERVED_NODE_NAMES.contains(&name)
 }
 
-/// The body of `PUT /api/v1/nodes/{name}`: an agent registering (and then heartbeating), or
-/// an admin adding an agent by hand. Admins only.
+/// Every node credential starts with this (API tokens start with `rl_`), so the server tells
+/// the two apart before any lookup and a leaked one is easy to grep for.
+pub const NODE_CREDENTIAL_PREFIX: &str = "rln_";
+
+/// Whether `s` has the shape of a node credential: [`NODE_CREDENTIAL_PREFIX`] and 40
+/// alphanumerics.
+pub fn looks_like_node_credential(s: &str) -> bool {
+    s.len() == NODE_CREDENTIAL_PREFIX.len() + 40
+        && s.starts_with(NODE_CREDENTIAL_PREFIX)
+        && s[NODE_CREDENTIAL_PREFIX.len()..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A node credential as lists show it (never its secret): `GET /api/v1/node-credentials`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCredentialInfo {
+    /// Its id (for revoking).
+    pub id: i64,
+    /// The one node it registers and heartbeats.
+    pub node: String,
+    /// Its first characters, to recognise it.
+    pub prefix: String,
+    /// The administrator who made it.
+    pub created_by: String,
+    /// When it was made (Unix ms).
+    pub created: i64,
+    /// When it was last used (Unix ms, to the minute).
+    pub last_used: Option<i64>,
+}
+
+/// The body of `POST /api/v1/node-credentials` (administrators): a credential for `node`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewNodeCredential {
+    /// The node it will register and heartbeat (it need not be registered yet).
+    pub node: String,
+}
+
+/// The answer of creating a node credential: the secret is shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedNodeCredential {
+    /// What lists show.
+    pub info: NodeCredentialInfo,
+    /// The secret (`rln_...`), for the agent's credential file.
+    pub credential: String,
+}
+
+/// `GET /api/v1/node-credentials[?node=]`: the active credentials, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCredentialList {
+    /// The credentials.
+    pub credentials: Vec<NodeCredentialInfo>,
+}
+
+/// `GET /api/v1/nodes/{name}/access` (administrators): who may watch the node besides the
+/// administrators. `PUT` with a [`NodeGrant`] adds one; `DELETE ?kind=user|group&name=`
+/// removes one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeAccess {
+    /// The node.
+    pub node: String,
+    /// The users and groups who may watch it (users first, each by name).
+    pub viewers: Vec<crate::Principal>,
+}
+
+/// The body of `PUT /api/v1/nodes/{name}/access`: let `principal` watch the node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeGrant {
+    /// Who.
+    pub principal: crate::Principal,
+}
+
+/// The body of `PUT /api/v1/nodes/{name}`: an agent registering (and then heartbeating) with
+/// its node credential, or an admin adding an agent by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RegisterNode {
     /// Where the server reaches the agent, e.g. `http://10.0.0.7:9400` (http or https).

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod db;
 pub mod demo;
 pub mod error;
+pub mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;
@@ -84,6 +85,14 @@ impl AppState {
         AppState {
             artifacts: store,
             max_artifact_bytes: max_bytes,
+            ..self
+        }
+    }
+
+    /// The same state with this GPU-node service (e.g. a poller trusting a private CA).
+    pub fn with_nodes(self, nodes: nodes::NodeService) -> Self {
+        AppState {
+            nodes: Arc::new(nodes),
             ..self
         }
     }

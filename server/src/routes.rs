@@ -99,6 +99,9 @@ pub enum AppPolicy {
     LoggedModel(Level),
     /// This level on the registered model `{name}` of the path.
     RegisteredModel(Level),
+    /// The node `{name}` of the path: its own node credential (the one kind of route a node
+    /// credential may call; the auth layer refuses it everywhere else), or an administrator.
+    NodeAgent,
 }
 
 /// What every request of a route carries in its extensions.
@@ -272,6 +275,12 @@ pub fn mount(dialects: Vec<Dialect>, state: &AppState) -> Router<AppState> {
                 handler = handler.layer(from_fn_with_state(
                     state.clone(),
                     crate::auth::middleware::authenticate,
+                ));
+            }
+            if spec.access == Access::App(AppPolicy::NodeAgent) {
+                // Outside the auth layer, which lets a node credential through only here.
+                handler = handler.layer::<_, Infallible>(Extension(
+                    crate::auth::node_credentials::AcceptsNodeCredential,
                 ));
             }
             match paths.iter_mut().find(|(p, _)| *p == r.path) {

@@ -10,6 +10,7 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 
 use super::query::experiment_id;
+use crate::auth::node_credentials::NodeAgent;
 use crate::auth::Caller;
 use crate::jobs::{self, AttemptRef};
 use crate::permissions::{require_experiment, require_run};
@@ -159,6 +160,54 @@ impl FromRequestParts<AppState> for AdminGuard {
             });
         }
         Ok(AdminGuard { caller })
+    }
+}
+
+/// Node `{name}` of the path, registered or heartbeated by its own agent (the node
+/// credential for exactly that node) or by an administrator.
+#[derive(Debug, Clone)]
+pub struct NodeAgentGuard {
+    /// The node.
+    pub name: String,
+    /// True when the node's own agent calls (its node credential), false for an admin.
+    pub by_agent: bool,
+}
+
+impl FromRequestParts<AppState> for NodeAgentGuard {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        declared(parts, AppPolicy::NodeAgent)?;
+        let name = path_id(parts, state).await?;
+        if let Some(agent) = parts.extensions.get::<NodeAgent>() {
+            if agent.node != name {
+                return Err(Error::PermissionDenied {
+                    message: format!(
+                        "This node credential is for node '{}'; it cannot register or \
+                         heartbeat another node.",
+                        agent.node
+                    ),
+                    grantors: Vec::new(),
+                });
+            }
+            return Ok(NodeAgentGuard {
+                name,
+                by_agent: true,
+            });
+        }
+        let caller = Caller::from_request_parts(parts, state).await?;
+        if !caller.is_admin {
+            return Err(Error::PermissionDenied {
+                message: "Only a node's own agent (with its node credential) or an \
+                          administrator can register a node."
+                    .into(),
+                grantors: Vec::new(),
+            });
+        }
+        Ok(NodeAgentGuard {
+            name,
+            by_agent: false,
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod logs;
 pub mod logs_download;
 pub mod logs_stream;
 pub mod models_io;
+pub mod node_access;
 pub mod nodes;
 pub mod principals;
 pub mod query;
@@ -93,8 +94,9 @@ pub fn dialect() -> Dialect {
                 access::delete_experiment_access,
             ),
             Route::get("/principals", app(Filtered), principals::list_principals),
-            // GPU nodes: admins register and remove (checked in the handlers); the rest
-            // answer only for nodes the caller may watch (404 otherwise).
+            // GPU nodes: a node's agent (its node credential) or an admin registers it;
+            // admins remove nodes, grant who may watch them and make node credentials; the
+            // rest answer only for nodes the caller may watch (404 otherwise).
             Route::get("/nodes", app(Filtered), nodes::list_nodes),
             Route::get("/nodes/gpus", app(Filtered), nodes::node_gpus),
             Route::post(
@@ -102,8 +104,38 @@ pub fn dialect() -> Dialect {
                 app(Filtered),
                 nodes::create_embed_link,
             ),
-            Route::put("/nodes/{name}", app(Admin), nodes::put_node),
+            Route::put("/nodes/{name}", app(AppPolicy::NodeAgent), nodes::put_node),
             Route::delete("/nodes/{name}", app(Admin), nodes::delete_node),
+            Route::get(
+                "/nodes/{name}/access",
+                app(Admin),
+                node_access::get_node_access,
+            ),
+            Route::put(
+                "/nodes/{name}/access",
+                app(Admin),
+                node_access::put_node_access,
+            ),
+            Route::delete(
+                "/nodes/{name}/access",
+                app(Admin),
+                node_access::delete_node_access,
+            ),
+            Route::get(
+                "/node-credentials",
+                app(Admin),
+                node_access::list_node_credentials,
+            ),
+            Route::post(
+                "/node-credentials",
+                app(Admin),
+                node_access::create_node_credential,
+            ),
+            Route::delete(
+                "/node-credentials/{id}",
+                app(Admin),
+                node_access::delete_node_credential,
+            ),
             Route::get("/embed/gpus", Access::Public, nodes::embed_gpus),
             // Jobs (issue 7): jobs and their grants, job runs, attempts, a run's job.
             Route::post("/jobs", app(Filtered), jobs::create_job),

@@ -10,7 +10,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use super::guard::AdminGuard;
+use super::guard::{AdminGuard, NodeAgentGuard};
 use super::query::QueryParams;
 use crate::auth::Caller;
 use crate::nodes::{embed, names, poller, registry, visibility};
@@ -22,14 +22,13 @@ fn since(query: &QueryParams) -> Result<Option<i64>, Error> {
     query.parse::<i64>("since", "a time in Unix milliseconds")
 }
 
-/// `PUT /api/v1/nodes/{name}` with [`RegisterNode`] (admins): registers the node or records
-/// its heartbeat. A body with `driver` comes from the agent itself (source `agent`); one
-/// without is an admin adding the agent by hand (`static`). 400 for a bad name, URL, token
-/// or interval.
+/// `PUT /api/v1/nodes/{name}` with [`RegisterNode`]: the node's own agent (its node
+/// credential) registers the node or records its heartbeat (source `agent`); an admin adds
+/// an agent by hand (`static`; a body with `driver` counts as the agent's own). 400 for a
+/// bad name, URL, token or interval.
 pub async fn put_node(
     State(state): State<AppState>,
-    _admin: AdminGuard,
-    Path(name): Path<String>,
+    guard: NodeAgentGuard,
     body: Bytes,
 ) -> Result<Json<api_types::nodes::NodeInfo>, Error> {
     let node: RegisterNode = serde_json::from_slice(&body).map_err(|e| {
@@ -38,11 +37,12 @@ pub async fn put_node(
             e.to_string().split(" at line").next().unwrap_or("")
         ))
     })?;
-    let source = if node.driver.is_some() {
+    let source = if guard.by_agent || node.driver.is_some() {
         NodeSource::Agent
     } else {
         NodeSource::Static
     };
+    let name = guard.name;
     let info = state
         .store
         .call(move |c| registry::upsert(c, &name, &node, source, now_ms()))

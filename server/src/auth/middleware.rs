@@ -10,7 +10,10 @@ use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::credentials::read_credential;
+use api_types::nodes::looks_like_node_credential;
+
+use super::credentials::{read_credential, Credential};
+use super::node_credentials::{AcceptsNodeCredential, NodeAgent};
 use super::resolve::{resolve, Resolved};
 use super::secret::constant_time_eq;
 use super::settings::AuthSettings;
@@ -150,19 +153,32 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     let browser = is_browser(req.headers());
     let addr = client_addr(&state.auth.settings, req.headers(), req.extensions());
     // No borrow of `req` may live across an await (its body is not `Sync`).
+    let node_route = req.extensions().get::<AcceptsNodeCredential>().is_some();
     let cred = read_credential(req.headers(), &state.auth.settings)
         .and_then(|c| c.ok_or_else(|| Error::Unauthenticated(MISSING_CREDENTIAL.into())));
+    let now = crate::util::now_ms();
     let outcome = match cred {
-        Ok(cred) => resolve(&state, cred, &addr, crate::util::now_ms()).await,
+        Ok(Credential::Bearer(secret)) if looks_like_node_credential(&secret) => {
+            node_agent(&state, &secret, node_route, now)
+                .await
+                .map(Identity::Node)
+        }
+        Ok(cred) => resolve(&state, cred, &addr, now)
+            .await
+            .and_then(|resolved| check_browser_write(&req, &resolved).map(|()| resolved))
+            .map(Identity::User),
         Err(e) => Err(e),
-    }
-    .and_then(|resolved| check_browser_write(&req, &resolved).map(|()| resolved));
+    };
     let mut resp = match outcome {
-        Ok(resolved) => {
+        Ok(Identity::User(resolved)) => {
             if let Some(t) = resolved.csrf_token {
                 req.extensions_mut().insert(CsrfToken(t));
             }
             req.extensions_mut().insert(resolved.caller);
+            next.run(req).await
+        }
+        Ok(Identity::Node(agent)) => {
+            req.extensions_mut().insert(agent);
             next.run(req).await
         }
         Err(e) => render(&path, e, browser),
@@ -170,6 +186,41 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     resp.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
+}
+
+/// Who a request's credential speaks for.
+enum Identity {
+    /// A user (token, password, session or proxy header).
+    User(Resolved),
+    /// A node's agent (its node credential).
+    Node(NodeAgent),
+}
+
+/// The node agent behind node credential `secret`: 401 when it is not an active credential,
+/// 403 on any route but a node's own registration ([`AcceptsNodeCredential`]).
+async fn node_agent(
+    state: &AppState,
+    secret: &str,
+    node_route: bool,
+    now: i64,
+) -> Result<NodeAgent, Error> {
+    let secret = secret.to_string();
+    let agent = state
+        .store
+        .call(move |c| super::node_credentials::resolve(c, &secret, now))
+        .await?
+        .ok_or_else(|| Error::Unauthenticated("Invalid or revoked node credential.".into()))?;
+    if !node_route {
+        return Err(Error::PermissionDenied {
+            message: format!(
+                "A node credential can only register and heartbeat its own node (PUT \
+                 /api/v1/nodes/{}); use a user's API token for anything else.",
+                agent.node
+            ),
+            grantors: Vec::new(),
+        });
+    }
+    Ok(agent)
 }
 
 const MISSING_CREDENTIAL: &str = "Authentication required: sign in, or send an API token \

@@ -7,6 +7,7 @@ pub mod credentials;
 pub mod groups;
 pub mod limiter;
 pub mod middleware;
+pub mod node_credentials;
 pub mod password;
 pub mod resolve;
 pub mod secret;

@@ -216,6 +216,19 @@ pub fn admin_usernames(conn: &Conn) -> Result<Vec<String>, Error> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The name of user `user_id` when the account exists and is enabled.
+pub fn enabled_name(conn: &Conn, user_id: i64) -> Result<Option<String>, Error> {
+    Ok(conn
+        .prepare_cached("SELECT username FROM users WHERE user_id = ?1 AND disabled = 0")?
+        .query_row([user_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Whether `username` is an existing, enabled account.
+pub fn is_enabled(conn: &Conn, username: &str) -> Result<bool, Error> {
+    Ok(login_row(conn, username)?.is_some_and(|(_, _, disabled)| !disabled))
+}
+
 /// What a password check needs of a user: id, PHC hash (none for proxy users) and
 /// whether the account is disabled. `None` for an unknown username.
 pub fn login_row(

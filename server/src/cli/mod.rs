@@ -6,6 +6,7 @@ mod grant;
 mod jobs;
 mod logs;
 mod migrate_store;
+mod node_credential;
 mod serve;
 mod token;
 
@@ -35,8 +36,10 @@ enum Command {
     Group(admin::GroupArgs),
     /// Manage API tokens (create, list, revoke).
     Token(token::TokenArgs),
-    /// Grant (or revoke) a user or group a level on an experiment.
+    /// Grant (or revoke) a user or group a level on an experiment, or let them watch a node.
     Grant(grant::GrantArgs),
+    /// Manage node credentials, one per GPU node's agent (create, list, revoke).
+    NodeCredential(node_credential::NodeCredentialArgs),
     /// List and show job runs of a running server (over HTTP).
     Jobs(jobs::JobsArgs),
     /// Print, follow or download a job run's log lines from a running server (over HTTP).
@@ -72,6 +75,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Group(args) => admin::group(&open_store(&data)?, args),
         Command::Token(args) => token::token(&open_store(&data)?, args),
         Command::Grant(args) => grant::grant(&open_store(&data)?, args),
+        Command::NodeCredential(args) => {
+            node_credential::node_credential(&open_store(&data)?, args)
+        }
         Command::Jobs(args) => jobs::jobs(args),
         Command::Logs(args) => logs::logs(args),
         Command::MigrateStore(args) => migrate_store::migrate(&data, args),

@@ -2,14 +2,13 @@
 //! own and their groups' grants), the checks with their refusals, the managers a refusal
 //! names, and writing grants.
 
-use crate::db::{params, Conn, OptionalExtension};
+use crate::db::{Conn, OptionalExtension};
 use api_types::jobs::JobGrant;
 use api_types::{JobLevel, Principal, PrincipalKind};
 
 use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
 use crate::auth::Caller;
-use crate::permissions::principal_id;
-use crate::store::sql::{json_array, json_int_list};
+use crate::grants::{self, principal_id, JOB};
 use crate::Error;
 
 /// The answer of every log route for a run that no job produced.
@@ -33,17 +32,7 @@ pub fn job_level(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Option<Job
     if caller.is_admin || owner == Some(caller.user_id) {
         return Ok(Some(JobLevel::IsOwner));
     }
-    let sql = format!(
-        "SELECT max(level) FROM job_grants
-          WHERE job_id = ?1
-            AND ((principal_kind = 'user' AND principal_id = ?2)
-              OR (principal_kind = 'group' AND principal_id IN {}))",
-        json_int_list(conn.dialect(), "?3")
-    );
-    let best: Option<i64> = conn.prepare_cached(&sql)?.query_row(
-        params![job_id, caller.user_id, json_array(&caller.group_ids)?],
-        |r| r.get(0),
-    )?;
+    let best = grants::held(conn, JOB, &job_id, caller)?.best;
     Ok(best.and_then(level_from_db))
 }
 
@@ -75,22 +64,18 @@ pub fn require_job(
 /// holding `CAN_MANAGE`, each by name (enabled users only).
 pub fn managers(conn: &Conn, job_id: i64) -> Result<Vec<Principal>, Error> {
     let owner = owner_of(conn, job_id)?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT 0, 'user', username FROM users WHERE user_id = ?2 AND disabled = 0
-         UNION ALL
-         SELECT 1, 'user', u.username FROM job_grants g
-           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
-          WHERE g.job_id = ?1 AND g.level = 3 AND u.disabled = 0 AND u.user_id IS DISTINCT FROM ?2
-         UNION ALL
-         SELECT 2, 'group', gr.name FROM job_grants g
-           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
-          WHERE g.job_id = ?1 AND g.level = 3
-         ORDER BY 1, 3",
-    )?;
-    let rows = stmt.query_map(params![job_id, owner], |r| {
-        Ok(principal(&r.get::<_, String>(1)?, r.get(2)?))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let mut out = Vec::new();
+    if let Some(id) = owner {
+        out.extend(
+            crate::auth::users::enabled_name(conn, id)?.map(|name| Principal {
+                kind: PrincipalKind::User,
+                name,
+            }),
+        );
+    }
+    let manage = level_to_db(JobLevel::CanManage).unwrap_or(3);
+    out.extend(grants::holders(conn, JOB, &job_id, manage, owner)?);
+    Ok(out)
 }
 
 /// The usernames among [`managers`] (a refusal's `grantors`).
@@ -98,22 +83,7 @@ pub fn grantors(conn: &Conn, job_id: i64) -> Result<Vec<String>, Error> {
     Ok(user_names(managers(conn, job_id)?))
 }
 
-/// The users' names among `principals`, in order.
-pub(crate) fn user_names(principals: Vec<Principal>) -> Vec<String> {
-    principals
-        .into_iter()
-        .filter(|p| p.kind == PrincipalKind::User)
-        .map(|p| p.name)
-        .collect()
-}
-
-fn principal(kind: &str, name: String) -> Principal {
-    let kind = match kind {
-        "group" => PrincipalKind::Group,
-        _ => PrincipalKind::User,
-    };
-    Principal { kind, name }
-}
+pub(crate) use crate::grants::user_names;
 
 /// The job behind run `run_id`, when the caller may read its logs (at least `CAN_VIEW` on
 /// the job). A run no job produced: 404 [`NOT_A_JOB_RUN`]; without `CAN_VIEW`: 403 with
@@ -136,30 +106,12 @@ pub fn require_logs(conn: &Conn, caller: &Caller, run_id: &str) -> Result<Attemp
 
 /// The explicit grants on job `job_id`: users then groups, each by name.
 pub fn list_grants(conn: &Conn, job_id: i64) -> Result<Vec<JobGrant>, Error> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT 'user', u.username, g.level FROM job_grants g
-           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
-          WHERE g.job_id = ?1
-         UNION ALL
-         SELECT 'group', gr.name, g.level FROM job_grants g
-           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
-          WHERE g.job_id = ?1
-         ORDER BY 1 DESC, 2",
-    )?;
-    let rows = stmt.query_map([job_id], |r| {
-        Ok((
-            principal(&r.get::<_, String>(0)?, r.get(1)?),
-            r.get::<_, i64>(2)?,
-        ))
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (principal, level) = row?;
-        if let Some(level) = level_from_db(level) {
-            out.push(JobGrant { principal, level });
-        }
-    }
-    Ok(out)
+    Ok(grants::list(conn, JOB, &job_id)?
+        .into_iter()
+        .filter_map(|(principal, level)| {
+            level_from_db(level).map(|level| JobGrant { principal, level })
+        })
+        .collect())
 }
 
 /// Refuses to change the owner's access: it is `IS_OWNER`, which no grant gives or takes.
@@ -191,13 +143,7 @@ pub fn set_grant(
     })?;
     let id = principal_id(conn, principal)?;
     protect_owner(conn, job_id, principal, id)?;
-    conn.execute(
-        "INSERT INTO job_grants (job_id, principal_kind, principal_id, level)
-         VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (job_id, principal_kind, principal_id) DO UPDATE SET level = ?4",
-        params![job_id, kind_str(principal.kind), id, stored],
-    )?;
-    Ok(())
+    grants::set_by_id(conn, JOB, &job_id, principal.kind, id, stored)
 }
 
 /// Removes `principal`'s grant on job `job_id`. The owner: 400; unknown job, user or group,
@@ -206,22 +152,11 @@ pub fn revoke_grant(conn: &Conn, job_id: i64, principal: &Principal) -> Result<(
     owner_of(conn, job_id)?;
     let id = principal_id(conn, principal)?;
     protect_owner(conn, job_id, principal, id)?;
-    let n = conn.execute(
-        "DELETE FROM job_grants WHERE job_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
-        params![job_id, kind_str(principal.kind), id],
-    )?;
-    if n == 0 {
+    if !grants::revoke(conn, JOB, &job_id, principal)? {
         return Err(Error::NotFound(format!(
             "'{}' has no grant on this job.",
             principal.name
         )));
     }
     Ok(())
-}
-
-fn kind_str(kind: PrincipalKind) -> &'static str {
-    match kind {
-        PrincipalKind::User => "user",
-        PrincipalKind::Group => "group",
-    }
 }

@@ -8,8 +8,9 @@ use api_types::{JobRunStatus, Level};
 use super::attempts::{attempts, latest_attempt_run, set_nodes_tag};
 use super::{nodes, status, status_from_db};
 use crate::auth::Caller;
+use crate::grants;
 use crate::permissions::require_experiment;
-use crate::store::sql::{json_array, json_int_list};
+use crate::store::sql::json_array;
 use crate::tracking::model::RunStatus;
 use crate::util::now_ms;
 use crate::Error;
@@ -165,10 +166,8 @@ pub fn list_job_runs(
         true => ("1 = 1".to_owned(), Vec::new()),
         false => (
             format!(
-                "(j.owner_user_id = ?1 OR j.job_id IN (SELECT g.job_id FROM job_grants g
-                   WHERE (g.principal_kind = 'user' AND g.principal_id = ?1)
-                      OR (g.principal_kind = 'group' AND g.principal_id IN {})))",
-                json_int_list(conn.dialect(), "?2")
+                "(j.owner_user_id = ?1 OR j.job_id IN {})",
+                grants::granted_ids(conn.dialect(), grants::JOB, "?1", "?2", 1)
             ),
             vec![
                 Value::Integer(caller.user_id),

@@ -4,16 +4,21 @@
 //! # Design
 //!
 //! - **Registry** ([`registry`], the `nodes` table of migration 0002). An agent registers
-//!   itself (`PUT /api/v1/nodes/{name}` with an admin's API token, then heartbeats the
-//!   same way); an admin can also add an agent's URL by hand (a *static* node; the demo
-//!   does this through [`registry::upsert`]). The row keeps the agent's URL and the bearer
-//!   token the agent requires; that token is sent only to the agent, never returned by an
-//!   endpoint, never logged ([`registry::AgentToken`] prints as `<redacted>`).
-//! - **Visibility** ([`visibility`]). A run names its nodes in the `runlens.nodes` tag
-//!   ([`api_types::nodes::RUN_NODES_TAG`]). A user may watch a node if they are an admin, or
-//!   if some run of an experiment they may read names it (the same readable-experiments
-//!   condition as every list, `permissions::readable_sql`). A node the caller may not watch
-//!   answers exactly like one that does not exist (404), so names do not leak.
+//!   itself (`PUT /api/v1/nodes/{name}` with its node credential, then heartbeats the same
+//!   way); an admin can also add an agent's URL by hand (a *static* node; the demo does this
+//!   through [`registry::upsert`]). The row keeps the agent's URL and the bearer token the
+//!   agent requires; that token is sent only to the agent, never returned by an endpoint,
+//!   never logged ([`registry::AgentToken`] prints as `<redacted>`).
+//! - **Node credentials** ([`crate::auth::node_credentials`], migration 0014). An administrator makes one per
+//!   node (`runlens node-credential create NODE`, or `POST /api/v1/node-credentials`); it
+//!   registers and heartbeats that node and nothing else (the auth layer refuses it on every
+//!   other route with 403), so no node holds a user's token.
+//! - **Visibility** ([`visibility`]). Nodes are shared things with grants (`node_grants`,
+//!   through [`crate::grants`]): a user may watch a node if they are an admin, or if the node
+//!   is granted to them or one of their groups. A run's `runlens.nodes` tag
+//!   ([`api_types::nodes::RUN_NODES_TAG`]) only says which nodes its page shows; it gives no
+//!   access. A node the caller may not watch answers exactly like one that does not exist
+//!   (404), so names do not leak.
 //! - **Poller** ([`poller`]). The server calls agents only while someone asks for their
 //!   samples (`GET /api/v1/nodes/gpus`, or an embed link). Each node has one cache entry
 //!   behind an async mutex: the first request after the node's interval calls the agent

@@ -1,48 +1,36 @@
-//! Which nodes a caller may watch: admins every node; everyone else the nodes named in the
-//! `runlens.nodes` tag of runs in experiments they may read.
+//! Who may watch which node: administrators every node; everyone else the nodes granted to
+//! them or one of their groups (`node_grants`, through [`crate::grants`]). Nothing a user can
+//! write (a run's `runlens.nodes` tag, a job run's node list, a run name) adds to that.
 
 use std::collections::HashSet;
 
-use api_types::nodes::RUN_NODES_TAG;
+use api_types::Principal;
 
 use super::names::not_found;
 use super::registry::{self, NodeRecord};
 use crate::auth::Caller;
-use crate::permissions::readable_sql;
+use crate::grants::{self, NODE};
 use crate::store::Conn;
 use crate::Error;
 
-/// The node names in `runlens.nodes` tags of runs the caller may read; `None` for admins
-/// (every node).
+/// The stored level of a node grant: watch its GPUs.
+const CAN_VIEW: i64 = 1;
+
+/// The names of the nodes granted to the caller; `None` for admins (every node).
 fn watchable_names(conn: &Conn, caller: &Caller) -> Result<Option<HashSet<String>>, Error> {
     if caller.is_admin {
         return Ok(None);
     }
-    let readable = readable_sql(conn.dialect(), caller, "e.experiment_id", "e.name");
-    // The tag key is a literal (not a parameter) so the partial index of migration 0002
-    // (`WHERE key = 'runlens.nodes'`) applies.
     let sql = format!(
-        "SELECT DISTINCT t.value FROM tags t
-           JOIN runs r ON r.run_uuid = t.run_uuid
-           JOIN experiments e ON e.experiment_id = r.experiment_id
-          WHERE t.key = '{RUN_NODES_TAG}' AND {}",
-        readable.sql
+        "SELECT name FROM nodes WHERE name IN {}",
+        grants::granted_ids(conn.dialect(), NODE, "?1", "?2", CAN_VIEW)
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(crate::db::params_from_iter(readable.params.iter()), |r| {
+    let params = grants::caller_params(caller);
+    let rows = stmt.query_map(crate::db::params_from_iter(params.iter()), |r| {
         r.get::<_, String>(0)
     })?;
-    let mut names = HashSet::new();
-    for value in rows {
-        names.extend(
-            value?
-                .split(',')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string),
-        );
-    }
-    Ok(Some(names))
+    Ok(Some(rows.collect::<Result<_, _>>()?))
 }
 
 /// The registered nodes the caller may watch, by name.
@@ -77,4 +65,40 @@ pub fn require_watchable(
             }
         })
         .collect()
+}
+
+/// 404 unless node `name` is registered.
+fn ensure_node(conn: &Conn, name: &str) -> Result<(), Error> {
+    registry::get(conn, name)?
+        .map(|_| ())
+        .ok_or_else(|| not_found(name))
+}
+
+/// The users and groups who may watch node `name` besides the administrators: users first,
+/// each by name. Unknown node: 404.
+pub fn viewers(conn: &Conn, name: &str) -> Result<Vec<Principal>, Error> {
+    ensure_node(conn, name)?;
+    Ok(grants::list(conn, NODE, &name)?
+        .into_iter()
+        .map(|(principal, _)| principal)
+        .collect())
+}
+
+/// Lets `principal` watch node `name`. Unknown node, user or group: 404.
+pub fn grant(conn: &Conn, name: &str, principal: &Principal) -> Result<(), Error> {
+    ensure_node(conn, name)?;
+    grants::set(conn, NODE, &name, principal, CAN_VIEW)
+}
+
+/// Stops `principal` watching node `name` (administrators still do). Unknown node, user or
+/// group, or no such grant: 404.
+pub fn revoke(conn: &Conn, name: &str, principal: &Principal) -> Result<(), Error> {
+    ensure_node(conn, name)?;
+    if !grants::revoke(conn, NODE, &name, principal)? {
+        return Err(Error::NotFound(format!(
+            "'{}' has no grant on node '{name}'.",
+            principal.name
+        )));
+    }
+    Ok(())
 }

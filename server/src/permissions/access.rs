@@ -12,28 +12,10 @@ use crate::Error;
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
 /// Level-0 (`NO_PERMISSIONS`) grants come back with `None`.
 pub fn list_grants(conn: &Conn, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT 'user', u.username, g.level FROM experiment_grants g
-           JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
-          WHERE g.experiment_id = ?1
-         UNION ALL
-         SELECT 'group', gr.name, g.level FROM experiment_grants g
-           JOIN groups gr ON g.principal_kind = 'group' AND gr.group_id = g.principal_id
-          WHERE g.experiment_id = ?1
-         ORDER BY 1 DESC, 2",
-    )?;
-    let rows = stmt.query_map([id], |r| {
-        let kind = match r.get::<_, String>(0)?.as_str() {
-            "group" => PrincipalKind::Group,
-            _ => PrincipalKind::User,
-        };
-        let principal = Principal {
-            kind,
-            name: r.get(1)?,
-        };
-        Ok((principal, level_from_db(r.get(2)?)))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    Ok(crate::grants::list(conn, crate::grants::EXPERIMENT, &id)?
+        .into_iter()
+        .map(|(principal, level)| (principal, level_from_db(level)))
+        .collect())
 }
 
 /// The grants with a level, as the wire type lists them.

@@ -3,6 +3,7 @@
 //! rules for creating and renaming experiments.
 
 use crate::db::{Conn, OptionalExtension};
+use crate::grants;
 use api_types::Level;
 
 use super::rules::{
@@ -103,30 +104,19 @@ fn denied(
 /// Who can grant access to experiment `id`: the owner of its `/Users/<owner>/` path, users
 /// with CAN_MANAGE (directly or through a group), then admins; enabled accounts only.
 pub fn grantors(conn: &Conn, id: i64, name: &str) -> Result<Vec<String>, Error> {
+    let manage = super::levels::level_to_db(Some(Level::CanManage));
     let mut out: Vec<String> = Vec::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT username FROM users WHERE disabled = 0 AND (username = ?1
-            OR user_id IN (SELECT principal_id FROM experiment_grants
-                            WHERE experiment_id = ?2 AND principal_kind = 'user' AND level = 3)
-            OR user_id IN (SELECT m.user_id FROM group_members m JOIN experiment_grants g
-                             ON g.principal_kind = 'group' AND g.principal_id = m.group_id
-                          WHERE g.experiment_id = ?2 AND g.level = 3))
-          ORDER BY username <> ?1, username",
-    )?;
-    let owner = path_owner(name).unwrap_or("");
-    for name in stmt.query_map(crate::db::params![owner, id], |r| r.get(0))? {
-        out.push(name?);
-    }
-    let mut admins = conn.prepare_cached(
-        "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
-    )?;
-    for admin in admins.query_map([], |r| r.get::<_, String>(0))? {
-        let admin = admin?;
-        if !out.contains(&admin) {
-            out.push(admin);
+    if let Some(owner) = path_owner(name) {
+        if crate::auth::users::is_enabled(conn, owner)? {
+            out.push(owner.to_string());
         }
     }
-    Ok(out)
+    for user in grants::users_holding(conn, grants::EXPERIMENT, &id, manage)? {
+        if !out.contains(&user) {
+            out.push(user);
+        }
+    }
+    grants::with_admins(conn, out)
 }
 
 /// Whether the caller may create (or rename to) an experiment named `name`: anywhere but

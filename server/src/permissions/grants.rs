@@ -1,39 +1,17 @@
-//! Explicit experiment grants (`experiment_grants`): write, revoke, and the level encoding.
+//! Explicit experiment grants (`experiment_grants`, through [`crate::grants`]): write,
+//! revoke, and the level encoding.
 
-use crate::db::{params, Conn, OptionalExtension};
+use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
 
 pub use super::levels::{level_from_db, level_to_db};
+use crate::grants::{self, EXPERIMENT};
 use crate::Error;
 
-/// The column value of a principal kind in `experiment_grants.principal_kind`.
-pub(crate) fn kind_str(kind: PrincipalKind) -> &'static str {
-    match kind {
-        PrincipalKind::User => "user",
-        PrincipalKind::Group => "group",
-    }
-}
-
-/// The `user_id` or `group_id` of a principal; 404 with a clear message when unknown.
-pub fn principal_id(conn: &Conn, principal: &Principal) -> Result<i64, Error> {
-    let (sql, what) = match principal.kind {
-        PrincipalKind::User => ("SELECT user_id FROM users WHERE username = ?1", "User"),
-        PrincipalKind::Group => ("SELECT group_id FROM groups WHERE name = ?1", "Group"),
-    };
-    conn.query_row(sql, [&principal.name], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| Error::NotFound(format!("{what} '{}' does not exist.", principal.name)))
-}
+pub use crate::grants::principal_id;
 
 fn ensure_experiment(conn: &Conn, experiment_id: i64) -> Result<(), Error> {
-    let found: Option<i64> = conn
-        .query_row(
-            "SELECT experiment_id FROM experiments WHERE experiment_id = ?1",
-            [experiment_id],
-            |r| r.get(0),
-        )
-        .optional()?;
-    found
+    super::rules::experiment_name(conn, experiment_id)?
         .map(|_| ())
         .ok_or_else(|| Error::NotFound(format!("Experiment '{experiment_id}' does not exist.")))
 }
@@ -51,19 +29,13 @@ pub fn set_grant(
     if level.is_none() {
         protect_owner(conn, experiment_id, principal)?;
     }
-    let id = principal_id(conn, principal)?;
-    conn.execute(
-        "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
-         VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (experiment_id, principal_kind, principal_id) DO UPDATE SET level = ?4",
-        params![
-            experiment_id,
-            kind_str(principal.kind),
-            id,
-            level_to_db(level)
-        ],
-    )?;
-    Ok(())
+    grants::set(
+        conn,
+        EXPERIMENT,
+        &experiment_id,
+        principal,
+        level_to_db(level),
+    )
 }
 
 /// Removes `principal`'s explicit grant on an experiment. Unknown experiment, user or group,
@@ -71,13 +43,7 @@ pub fn set_grant(
 pub fn revoke_grant(conn: &Conn, experiment_id: i64, principal: &Principal) -> Result<(), Error> {
     ensure_experiment(conn, experiment_id)?;
     protect_owner(conn, experiment_id, principal)?;
-    let id = principal_id(conn, principal)?;
-    let n = conn.execute(
-        "DELETE FROM experiment_grants
-         WHERE experiment_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
-        params![experiment_id, kind_str(principal.kind), id],
-    )?;
-    if n == 0 {
+    if !grants::revoke(conn, EXPERIMENT, &experiment_id, principal)? {
         return Err(Error::NotFound(format!(
             "'{}' has no grant on experiment '{experiment_id}'.",
             principal.name
@@ -102,23 +68,21 @@ fn protect_owner(conn: &Conn, experiment_id: i64, principal: &Principal) -> Resu
     Ok(())
 }
 
-/// Removes every grant held by user `user_id` (their account is being deleted; grants name
-/// principals by id, with no foreign key to cascade).
+/// Removes every experiment grant held by user `user_id` (their account is being deleted;
+/// grants name principals by id, with no foreign key to cascade).
 pub fn delete_user_grants(conn: &Conn, user_id: i64) -> Result<(), Error> {
-    conn.execute(
-        "DELETE FROM experiment_grants WHERE principal_kind = 'user' AND principal_id = ?1",
-        [user_id],
-    )?;
-    Ok(())
+    grants::delete_user(conn, EXPERIMENT, user_id)
 }
 
 /// Writes the creator's CAN_MANAGE grant on a new experiment.
 pub fn grant_creator(conn: &Conn, experiment_id: i64, user_id: i64) -> Result<(), Error> {
-    conn.execute(
-        "INSERT INTO experiment_grants (experiment_id, principal_kind, principal_id, level)
-         VALUES (?1, 'user', ?2, 3)
-         ON CONFLICT (experiment_id, principal_kind, principal_id) DO UPDATE SET level = 3",
-        params![experiment_id, user_id],
-    )?;
-    Ok(())
+    let manage = level_to_db(Some(Level::CanManage));
+    grants::set_by_id(
+        conn,
+        EXPERIMENT,
+        &experiment_id,
+        PrincipalKind::User,
+        user_id,
+        manage,
+    )
 }

@@ -1,7 +1,7 @@
 //! The level rules: which experiments a path makes private or shared, and a caller's
 //! effective level on one experiment (admin, owner path, shared path, explicit grants).
 
-use crate::db::{params, Conn, OptionalExtension};
+use crate::db::{Conn, OptionalExtension};
 use api_types::Level;
 
 use super::levels::level_from_db;
@@ -55,24 +55,10 @@ pub struct Explicit {
 
 /// The caller's explicit grants on experiment `id`.
 pub fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error> {
-    let groups = serde_json::to_string(&caller.group_ids)
-        .map_err(|e| Error::Internal(format!("encoding group ids: {e}")))?;
-    let sql = format!(
-        "SELECT max(level), max(CASE WHEN principal_kind = 'user' AND level = 0 THEN 1 ELSE 0 END)
-           FROM experiment_grants
-          WHERE experiment_id = ?1
-            AND ((principal_kind = 'user' AND principal_id = ?2)
-              OR (principal_kind = 'group' AND principal_id IN {}))",
-        crate::store::sql::json_int_list(conn.dialect(), "?3")
-    );
-    let (best, blocked): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(&sql)?
-        .query_row(params![id, caller.user_id, groups], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+    let held = crate::grants::held(conn, crate::grants::EXPERIMENT, &id, caller)?;
     Ok(Explicit {
-        best: best.and_then(level_from_db),
-        blocked: blocked == Some(1),
+        best: held.best.and_then(level_from_db),
+        blocked: held.blocked,
     })
 }
 

@@ -1,24 +1,17 @@
 //! Who may do what to a registered model: its explicit grants to users and groups
-//! (READ / EDIT / MANAGE as `Level`, NO_PERMISSIONS as level 0), the creator's MANAGE, and
-//! administrators, who manage every model. Nothing else gives access: a model nobody shared
-//! is its creator's (and the admins') alone.
+//! (READ / EDIT / MANAGE as `Level`, NO_PERMISSIONS as level 0, through [`crate::grants`]),
+//! the creator's MANAGE, and administrators, who manage every model. Nothing else gives
+//! access: a model nobody shared is its creator's (and the admins') alone.
 
-use crate::db::Value;
-use crate::db::{params, Conn, OptionalExtension};
+use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
 
 use super::models;
 use crate::auth::Caller;
-use crate::permissions::{level_from_db, level_name, level_to_db, principal_id, ReadableSql};
-use crate::store::sql::{json_array, json_int_list, Dialect};
+use crate::grants::{self, ReadableSql, REGISTERED_MODEL};
+use crate::permissions::{level_from_db, level_name, level_to_db};
+use crate::store::sql::Dialect;
 use crate::Error;
-
-fn kind_str(kind: PrincipalKind) -> &'static str {
-    match kind {
-        PrincipalKind::User => "user",
-        PrincipalKind::Group => "group",
-    }
-}
 
 /// The caller's effective level on registered model `id`: MANAGE for admins, else the
 /// highest of their own and their groups' grants (level 0 gives nothing).
@@ -26,17 +19,7 @@ pub fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Err
     if caller.is_admin {
         return Ok(Some(Level::CanManage));
     }
-    let sql = format!(
-        "SELECT max(level) FROM registered_model_grants
-          WHERE registered_model_id = ?1
-            AND ((principal_kind = 'user' AND principal_id = ?2)
-              OR (principal_kind = 'group' AND principal_id IN {}))",
-        json_int_list(conn.dialect(), "?3")
-    );
-    let best: Option<i64> = conn.prepare_cached(&sql)?.query_row(
-        params![id, caller.user_id, json_array(&caller.group_ids)?],
-        |r| r.get(0),
-    )?;
+    let best = grants::held(conn, REGISTERED_MODEL, &id, caller)?.best;
     Ok(best.and_then(level_from_db))
 }
 
@@ -75,65 +58,27 @@ pub fn require(conn: &Conn, caller: &Caller, name: &str, need: Level) -> Result<
 /// Who can grant access to registered model `id`: enabled users holding MANAGE directly or
 /// through a group, then admins.
 pub fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
-    let mut out: Vec<String> = conn
-        .prepare_cached(
-            "SELECT username FROM users WHERE disabled = 0 AND (
-                user_id IN (SELECT principal_id FROM registered_model_grants
-                             WHERE registered_model_id = ?1 AND principal_kind = 'user'
-                               AND level = 3)
-             OR user_id IN (SELECT m.user_id FROM group_members m
-                              JOIN registered_model_grants g
-                                ON g.principal_kind = 'group' AND g.principal_id = m.group_id
-                             WHERE g.registered_model_id = ?1 AND g.level = 3))
-             ORDER BY username",
-        )?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let admins: Vec<String> = conn
-        .prepare_cached(
-            "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    for admin in admins {
-        if !out.contains(&admin) {
-            out.push(admin);
-        }
-    }
-    Ok(out)
+    let manage = level_to_db(Some(Level::CanManage));
+    let holders = grants::users_holding(conn, REGISTERED_MODEL, &id, manage)?;
+    grants::with_admins(conn, holders)
 }
 
 /// Condition "the caller may read this registered model" over the id column `id_col`.
 pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str) -> ReadableSql {
-    if caller.is_admin {
-        return ReadableSql {
-            sql: "1 = 1".into(),
-            params: Vec::new(),
-        };
-    }
-    let groups = serde_json::to_string(&caller.group_ids).unwrap_or_else(|_| "[]".into());
-    ReadableSql {
-        sql: format!(
-            "{id_col} IN (SELECT g.registered_model_id FROM registered_model_grants g
-                           WHERE g.level > 0
-                             AND ((g.principal_kind = 'user' AND g.principal_id = ?)
-                               OR (g.principal_kind = 'group'
-                                   AND g.principal_id IN {})))",
-            json_int_list(d, "?")
-        ),
-        params: vec![Value::Integer(caller.user_id), Value::Text(groups)],
-    }
+    grants::granted_sql(d, REGISTERED_MODEL, caller, id_col, 1)
 }
 
 /// Gives the creator of registered model `id` MANAGE.
 pub fn grant_creator(conn: &Conn, id: i64, user_id: i64) -> Result<(), Error> {
-    conn.prepare_cached(
-        "INSERT INTO registered_model_grants \
-           (registered_model_id, principal_kind, principal_id, level) VALUES (?1, 'user', ?2, 3) \
-         ON CONFLICT (registered_model_id, principal_kind, principal_id) DO UPDATE SET level = 3",
-    )?
-    .execute(params![id, user_id])?;
-    Ok(())
+    let manage = level_to_db(Some(Level::CanManage));
+    grants::set_by_id(
+        conn,
+        REGISTERED_MODEL,
+        &id,
+        PrincipalKind::User,
+        user_id,
+        manage,
+    )
 }
 
 /// The explicit grant level of `principal` on `id` (`Some(None)`: NO_PERMISSIONS; `None`:
@@ -143,15 +88,7 @@ pub fn grant_of(
     id: i64,
     principal: &Principal,
 ) -> Result<Option<Option<Level>>, Error> {
-    let pid = principal_id(conn, principal)?;
-    let level: Option<i64> = conn
-        .prepare_cached(
-            "SELECT level FROM registered_model_grants \
-             WHERE registered_model_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
-        )?
-        .query_row(params![id, kind_str(principal.kind), pid], |r| r.get(0))
-        .optional()?;
-    Ok(level.map(level_from_db))
+    Ok(grants::level_of(conn, REGISTERED_MODEL, &id, principal)?.map(level_from_db))
 }
 
 /// Grants `principal` `level` on `id` (`None`: NO_PERMISSIONS), replacing an earlier grant.
@@ -162,31 +99,11 @@ pub fn set_grant(
     principal: &Principal,
     level: Option<Level>,
 ) -> Result<(), Error> {
-    let pid = principal_id(conn, principal)?;
-    conn.prepare_cached(
-        "INSERT INTO registered_model_grants \
-           (registered_model_id, principal_kind, principal_id, level) VALUES (?1, ?2, ?3, ?4) \
-         ON CONFLICT (registered_model_id, principal_kind, principal_id) \
-         DO UPDATE SET level = excluded.level",
-    )?
-    .execute(params![
-        id,
-        kind_str(principal.kind),
-        pid,
-        level_to_db(level)
-    ])?;
-    Ok(())
+    grants::set(conn, REGISTERED_MODEL, &id, principal, level_to_db(level))
 }
 
 /// Removes `principal`'s grant on `id`; returns whether there was one. Unknown user or
 /// group: 404.
 pub fn revoke(conn: &Conn, id: i64, principal: &Principal) -> Result<bool, Error> {
-    let pid = principal_id(conn, principal)?;
-    let n = conn
-        .prepare_cached(
-            "DELETE FROM registered_model_grants \
-             WHERE registered_model_id = ?1 AND principal_kind = ?2 AND principal_id = ?3",
-        )?
-        .execute(params![id, kind_str(principal.kind), pid])?;
-    Ok(n > 0)
+    grants::revoke(conn, REGISTERED_MODEL, &id, principal)
 }

@@ -128,6 +128,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0013_point_series_check.sql"),
         data: None,
     },
+    Migration {
+        version: 14,
+        name: "node_access",
+        sql: include_str!("migrations/0014_node_access.sql"),
+        pg: include_str!("migrations/postgres/0014_node_access.sql"),
+        data: None,
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

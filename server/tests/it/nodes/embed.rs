@@ -6,7 +6,7 @@ use serde_json::json;
 use server::nodes::embed;
 
 use super::agent::FakeAgent;
-use super::{anonymous, experiment_with_nodes, grant_read, register, view};
+use super::{anonymous, grant_node, register, view};
 use crate::helpers::TestApp;
 
 /// The API URI of an embed link's page path (`/embed/gpus?...` -> `/api/v1/embed/gpus?...`).
@@ -23,8 +23,7 @@ async fn embed_links_work_without_a_session_and_refuse_expired_tampered_or_resco
     let b = FakeAgent::start("emb-b", "tok-emb").await;
     register(&app, "emb-a", &a.url, "tok-emb", 10).await;
     register(&app, "emb-b", &b.url, "tok-emb", 10).await;
-    let exp = experiment_with_nodes(&app, "embed-exp", "emb-a").await;
-    grant_read(&app, &exp, "alice").await;
+    grant_node(&app, "emb-a", "user", "alice").await;
 
     // Alice signs a link for her node; default lifetime 7 days.
     let body = json!({"nodes": ["emb-a"]});

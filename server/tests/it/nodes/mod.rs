@@ -31,24 +31,15 @@ pub async fn register(app: &TestApp, name: &str, url: &str, token: &str, interva
     v
 }
 
-/// An experiment `name` whose one run names `nodes` in its `runlens.nodes` tag; returns
-/// the experiment id.
-pub async fn experiment_with_nodes(app: &TestApp, name: &str, nodes: &str) -> String {
-    let exp = app.experiment(name).await;
-    let run = app.run(&exp, "gpu-run").await;
-    let tag = json!({"run_id": run, "key": api_types::nodes::RUN_NODES_TAG, "value": nodes});
-    app.ok("/runs/set-tag", tag).await;
-    exp
-}
-
-/// Grants `user` CAN_READ on experiment `exp` (as the administrator).
-pub async fn grant_read(app: &TestApp, exp: &str, user: &str) {
-    let body = json!({"principal": {"kind": "user", "name": user}, "level": "CAN_READ"});
+/// Lets the user or group (`kind` "user" or "group") `name` watch node `node` (as the
+/// administrator).
+pub async fn grant_node(app: &TestApp, node: &str, kind: &str, name: &str) {
+    let body = json!({"principal": {"kind": kind, "name": name}});
     let (status, v) = app
         .call_as(
             &app.admin_token,
             "PUT",
-            &format!("/api/v1/experiments/{exp}/access"),
+            &format!("/api/v1/nodes/{node}/access"),
             Some(body),
         )
         .await;

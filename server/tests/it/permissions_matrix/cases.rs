@@ -20,9 +20,14 @@ pub enum Rule {
     Filtered,
     /// No such endpoint: 404 for signed-in users.
     NotFound,
-    /// The fixture's GPU node: signed-in users who may read the fixture experiment (whose
-    /// run names the node); everyone else gets 404, as for a node that does not exist.
+    /// The fixture's GPU node: the users it is granted to (see `fixture::Who::watches`) and
+    /// administrators; everyone else gets 404, as for a node that does not exist, even when
+    /// they read the experiment whose run names the node.
     Watch,
+    /// Any signed-in user; the fixture node appears in the answer only for its watchers.
+    FilteredNode,
+    /// A node's registration: its own node credential or an administrator.
+    NodeAgent,
     /// At least this level on the fixture job.
     Job(JobLevel),
     /// At least this level on the fixture job **and** this level on the fixture experiment
@@ -173,10 +178,16 @@ pub const CASES: &[Case] = &[
     case("GET", "/api/v1/principals", Rule::SignedIn, "/api/v1/principals?q=e", None),
     case("GET", "/api/v1/runs/{id}", R, "/api/v1/runs/{run}", None),
     // GPU nodes (issue 8): the fixture node `matrix-node` is named by the fixture run.
-    with_marker(case("GET", "/api/v1/nodes", Rule::Filtered, "/api/v1/nodes", None), super::fixture::NODE),
+    with_marker(case("GET", "/api/v1/nodes", Rule::FilteredNode, "/api/v1/nodes", None), super::fixture::NODE),
     case("GET", "/api/v1/nodes/gpus", Rule::Watch, "/api/v1/nodes/gpus?nodes=matrix-node", None),
     case("POST", "/api/v1/nodes/embed-links", Rule::Watch, "/api/v1/nodes/embed-links", Some(r#"{"nodes": ["matrix-node"]}"#)),
-    case("PUT", "/api/v1/nodes/{name}", Rule::Admin, "/api/v1/nodes/another-node", Some(r#"{"url": "http://127.0.0.1:1", "token": "t"}"#)),
+    case("PUT", "/api/v1/nodes/{name}", Rule::NodeAgent, "/api/v1/nodes/matrix-node", Some(r#"{"url": "http://127.0.0.1:1", "token": "t"}"#)),
+    case("GET", "/api/v1/nodes/{name}/access", Rule::Admin, "/api/v1/nodes/matrix-node/access", None),
+    with_ok(case("PUT", "/api/v1/nodes/{name}/access", Rule::Admin, "/api/v1/nodes/matrix-node/access", Some(r#"{"principal": {"kind": "user", "name": "stranger"}}"#)), NO_CONTENT),
+    with_ok(case("DELETE", "/api/v1/nodes/{name}/access", Rule::Admin, "/api/v1/nodes/matrix-node/access?kind=user&name=reader", None), NO_CONTENT),
+    case("GET", "/api/v1/node-credentials", Rule::Admin, "/api/v1/node-credentials", None),
+    with_ok(case("POST", "/api/v1/node-credentials", Rule::Admin, "/api/v1/node-credentials", Some(r#"{"node": "matrix-node"}"#)), CREATED),
+    with_ok(case("DELETE", "/api/v1/node-credentials/{id}", Rule::Admin, "/api/v1/node-credentials/1", None), NO_CONTENT),
     with_ok(case("DELETE", "/api/v1/nodes/{name}", Rule::Admin, "/api/v1/nodes/matrix-node", None), NO_CONTENT),
     // Public: the signature is the credential; a link not signed by the server is a 403 for anyone.
     with_ok(case("GET", "/api/v1/embed/gpus", Rule::Public, "/api/v1/embed/gpus?nodes=matrix-node&exp=4102444800&sig=00", None), &[403]),

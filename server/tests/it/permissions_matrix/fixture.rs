@@ -28,10 +28,24 @@ pub enum Who {
     Admin,
     /// Member of a group with a CAN_EDIT grant.
     GroupMember,
+    /// The agent of the fixture node, with that node's credential (no user).
+    NodeAgent,
 }
 
 impl Who {
-    /// Every caller of the matrix.
+    /// Every caller of the route matrix: the users and the node agent.
+    pub const MATRIX: [Who; 8] = [
+        Who::Anonymous,
+        Who::NoGrant,
+        Who::Reader,
+        Who::Editor,
+        Who::Manager,
+        Who::Admin,
+        Who::GroupMember,
+        Who::NodeAgent,
+    ];
+
+    /// Every user caller (and the anonymous one).
     pub const ALL: [Who; 7] = [
         Who::Anonymous,
         Who::NoGrant,
@@ -45,7 +59,7 @@ impl Who {
     /// Username (none for anonymous).
     pub fn username(self) -> Option<&'static str> {
         Some(match self {
-            Who::Anonymous => return None,
+            Who::Anonymous | Who::NodeAgent => return None,
             Who::NoGrant => "stranger",
             Who::Reader => "reader",
             Who::Editor => "editor",
@@ -61,7 +75,7 @@ impl Who {
     /// experiment but only views the job).
     pub fn job_level(self) -> Option<JobLevel> {
         match self {
-            Who::Anonymous | Who::Reader => None,
+            Who::Anonymous | Who::Reader | Who::NodeAgent => None,
             Who::NoGrant | Who::Manager => Some(JobLevel::CanView),
             Who::Editor => Some(JobLevel::CanManageRun),
             Who::GroupMember => Some(JobLevel::CanManage),
@@ -72,7 +86,7 @@ impl Who {
     /// Effective level on the fixture experiment.
     pub fn level(self) -> Option<Level> {
         match self {
-            Who::Anonymous | Who::NoGrant => None,
+            Who::Anonymous | Who::NoGrant | Who::NodeAgent => None,
             Who::Reader => Some(Level::CanRead),
             Who::Editor | Who::GroupMember => Some(Level::CanEdit),
             Who::Manager | Who::Admin => Some(Level::CanManage),
@@ -80,11 +94,21 @@ impl Who {
     }
 }
 
+impl Who {
+    /// Whether the caller may watch the fixture node: its grants (the reader, the group of
+    /// the member) and administrators. Managers and editors read the experiment whose run
+    /// names the node, which gives no access.
+    pub fn watches(self) -> bool {
+        matches!(self, Who::Reader | Who::GroupMember | Who::Admin)
+    }
+}
+
 /// Experiment name of the fixture.
 pub const EXPERIMENT: &str = "/Users/owner/secret-exp";
 
-/// The GPU node of the fixture: registered (its agent unreachable), and named in the
-/// fixture run's `runlens.nodes` tag, so whoever reads the experiment may watch it.
+/// The GPU node of the fixture: registered (its agent unreachable), named in the fixture
+/// run's `runlens.nodes` tag (which gives nobody access), and granted to `reader` and the
+/// group `team` (see [`Who::watches`]); [`Who::NodeAgent`] holds its node credential.
 pub const NODE: &str = "matrix-node";
 
 /// Name of the fixture job.
@@ -104,6 +128,8 @@ pub struct Template {
     /// The MLflow run of the job run's attempt 1 (in the fixture experiment).
     pub attempt_run: String,
     tokens: Vec<(&'static str, String)>,
+    /// The fixture node's credential (for [`Who::NodeAgent`]).
+    node_credential: String,
     /// The fixture's PostgreSQL database (copied per case), on a PostgreSQL test run.
     db: Option<String>,
     /// Each caller's own private experiment `/Users/<name>/own`: (username, id).
@@ -129,6 +155,7 @@ impl Template {
             job_run: String::new(),
             attempt_run: String::new(),
             tokens,
+            node_credential: String::new(),
             own: Vec::new(),
             extra: Vec::new(),
             shared: std::sync::OnceLock::new(),
@@ -206,6 +233,23 @@ impl Template {
         let uri = format!("/api/v1/nodes/{NODE}");
         let (status, v) = send(app, "PUT", &uri, Some(node.to_string()), Some(&admin)).await;
         assert_eq!(status, StatusCode::OK, "{v}");
+        for (kind, name) in [("user", "reader"), ("group", "team")] {
+            let grant = serde_json::json!({"principal": {"kind": kind, "name": name}});
+            let uri = format!("/api/v1/nodes/{NODE}/access");
+            let (status, v) = send(app, "PUT", &uri, Some(grant.to_string()), Some(&admin)).await;
+            assert_eq!(status, StatusCode::NO_CONTENT, "{v}");
+        }
+        let made = serde_json::json!({"node": NODE});
+        let (status, v) = send(
+            app,
+            "POST",
+            "/api/v1/node-credentials",
+            Some(made.to_string()),
+            Some(&admin),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{v}");
+        self.node_credential = v["credential"].as_str().expect("credential").to_string();
         for who in Who::ALL {
             let Some(name) = who.username() else { continue };
             let own = serde_json::json!({"name": format!("/Users/{name}/own")});
@@ -219,6 +263,9 @@ impl Template {
 
     /// The bearer token of a caller.
     pub fn token(&self, who: Who) -> Option<String> {
+        if who == Who::NodeAgent {
+            return Some(self.node_credential.clone());
+        }
         let name = who.username()?;
         self.tokens
             .iter()

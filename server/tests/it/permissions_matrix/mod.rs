@@ -91,10 +91,14 @@ fn allowed(rule: Rule, who: Who) -> bool {
     match rule {
         Rule::Public => true,
         _ if who == Who::Anonymous => false,
+        // A node credential registers its own node and calls nothing else.
+        Rule::NodeAgent => matches!(who, Who::NodeAgent | Who::Admin),
+        _ if who == Who::NodeAgent => false,
         Rule::SignedIn | Rule::Filtered | Rule::NotFound => true,
         Rule::Admin => who == Who::Admin,
         Rule::Level(need) => who.level() >= Some(need),
-        Rule::Watch => who.level().is_some(),
+        Rule::Watch => who.watches(),
+        Rule::FilteredNode => true,
         Rule::FilteredJob => true,
         Rule::Job(need) => who.job_level() >= Some(need),
         Rule::JobAnd(job, experiment) => {
@@ -159,6 +163,7 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
     if !allowed(c.rule, who) {
         let want = match (who, c.rule) {
             (Who::Anonymous, _) => StatusCode::UNAUTHORIZED,
+            (Who::NodeAgent, _) => StatusCode::FORBIDDEN,
             // A node the caller may not watch answers like one that does not exist.
             (_, Rule::Watch) => StatusCode::NOT_FOUND,
             _ => StatusCode::FORBIDDEN,
@@ -175,6 +180,7 @@ async fn check_cell(t: &Template, c: &Case, path_prefix: &str, who: Who) {
     let may = match c.rule {
         Rule::Filtered => Some(who.level().is_some()),
         Rule::FilteredJob => Some(who.job_level().is_some()),
+        Rule::FilteredNode => Some(who.watches()),
         _ => None,
     };
     if let Some(may) = may {
@@ -200,7 +206,7 @@ async fn every_route_allows_and_denies_by_the_matrix() {
             &["/api/"]
         };
         for prefix in twins {
-            for who in Who::ALL {
+            for who in Who::MATRIX {
                 cells.push((c, *prefix, who));
             }
         }
