@@ -3,6 +3,7 @@
 // `--trusted-user-header`), on a free loopback port with a temporary data dir.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,13 +38,27 @@ export function freePort() {
   });
 }
 
-async function waitHealthy(url, proc, timeoutMs) {
+/** GET `url` over https trusting the PEM CA `ca`; resolves to the status (rejects on failure). */
+export function httpsStatus(url, ca) {
+  return new Promise((resolve, reject) => {
+    https.get(url, { ca }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
+}
+
+async function waitHealthy(url, proc, timeoutMs, ca) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) return false;
     try {
-      const r = await fetch(`${url}/health`);
-      if (r.ok) return true;
+      if (ca) {
+        if ((await httpsStatus(`${url}/health`, ca)) === 200) return true;
+      } else {
+        const r = await fetch(`${url}/health`);
+        if (r.ok) return true;
+      }
     } catch {
       // not listening yet
     }
@@ -65,11 +80,13 @@ export function cli(bin, dataDir, args, input) {
 /**
  * Starts `runlens serve` on a free loopback port and waits for `/health`.
  * `dataDir` defaults to a new temporary directory (removed by `stop`), `args` are extra
- * `serve` flags, `env` extra environment (e.g. RUNLENS_ADMIN_PASSWORD). Returns
+ * `serve` flags, `env` extra environment (e.g. RUNLENS_ADMIN_PASSWORD), `ca` the PEM text of
+ * the CA that signed the certificate of `--tls-cert` among `args` (the URL is then
+ * `https://localhost:PORT`, the name that certificate must carry). Returns
  * `{ url, port, dataDir, logPath, stop }`; `stop` sends SIGTERM (or `signal`; SIGKILL after
  * 10 s), and may be called again later (`keep: true` keeps the temp dir until then).
  */
-export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'warn' } = {}) {
+export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'warn', ca } = {}) {
   const { bin, dist } = runlensPaths();
   for (const [what, p] of [['server binary', bin], ['built app', path.join(dist, 'index.html')]]) {
     if (!fs.existsSync(p)) throw new Error(`missing ${what}: ${p} (run make build / scripts/install-tools.sh)`);
@@ -79,7 +96,7 @@ export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'w
   const logPath = path.join(tmp, 'runlens.log');
   const log = fs.openSync(logPath, 'a');
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = ca ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
   const proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', dir, '--dist', dist, ...args], {
     stdio: ['ignore', log, log],
     env: { ...process.env, RUNLENS_LOG: process.env.RUNLENS_LOG || logLevel, ...env },
@@ -97,7 +114,7 @@ export async function startRunlens({ dataDir, args = [], env = {}, logLevel = 'w
     logOpen = false;
     if (!keep) fs.rmSync(tmp, { recursive: true, force: true });
   };
-  if (!(await waitHealthy(url, proc, 30_000))) {
+  if (!(await waitHealthy(url, proc, 30_000, ca))) {
     const tail = fs.readFileSync(logPath, 'utf8').slice(-4000);
     await stop();
     throw new Error(`runlens did not become healthy; log:\n${tail}`);

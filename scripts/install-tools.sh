@@ -11,6 +11,7 @@
 #   postgresql (15 on Debian 12)   (apt-get, only if initdb is missing; for scripts/pg.sh,
 #                                   the PostgreSQL test passes and scripts/pg_schema_check.py)
 #   python3-venv                   (apt-get, only if the python has no ensurepip)
+#   libnss3-tools (certutil)       (apt-get, only if certutil is missing; the https browser test)
 #   .venv                          (python venv: uv, then mlflow-skinny, psutil, pytest)
 #   bench/.venv-mlflow             (python venv: the full MLflow server, mlflow==3.17.2, for
 #                                   `conformance-mlflow` and `make bench`; ~15 s cold with uv)
@@ -56,6 +57,11 @@ install_packages() {
         && ! { command -v pg_config >/dev/null && [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; } \
         && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }; then
         want+=(postgresql)
+    fi
+    # certutil: the https spec (end2end/tests/tls.spec.mjs) makes Chromium trust its test CA
+    # through an NSS database, as a user's browser trusts a company CA.
+    if ! command -v certutil >/dev/null; then
+        want+=(libnss3-tools)
     fi
     # Debian's python3 needs python3-venv for ensurepip (`python3 -m venv`).
     if ! "$PYTHON" -c 'import ensurepip' >/dev/null 2>&1; then

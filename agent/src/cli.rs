@@ -50,13 +50,36 @@ pub struct ServeArgs {
     /// Seconds of history kept in memory for back-fill.
     #[arg(long, default_value_t = 7200, value_parser = clap::value_parser!(u64).range(1..))]
     pub history_secs: u64,
-    /// runlens server to register with (PUT /api/v1/nodes/NODE-NAME), e.g. http://10.0.0.1:8080.
+    /// runlens server to register with (PUT /api/v1/nodes/NODE-NAME), e.g.
+    /// https://runlens.example.com.
     #[arg(long, env = "RUNLENS_SERVER", value_name = "URL")]
     pub server: Option<String>,
-    /// An administrator's API token for --server (sent as Authorization: Bearer).
-    #[arg(long, env = "RUNLENS_TOKEN", hide_env_values = true, value_name = "T")]
-    pub server_token: Option<String>,
-    /// The URL the server calls this agent at [default: http://<listen address>].
+    /// The file holding this node's credential for --server (`runlens node-credential
+    /// create NODE-NAME`; mode 0600). Read again at every heartbeat, so a rotated credential
+    /// takes effect without a restart.
+    #[arg(long, env = "RUNLENS_NODE_CREDENTIAL_FILE", value_name = "FILE")]
+    pub credential_file: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust besides the system's (a server whose
+    /// certificate a private CA signed).
+    #[arg(long, env = "RUNLENS_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Serve https with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(
+        long,
+        env = "RUNLENS_AGENT_TLS_CERT",
+        requires = "tls_key",
+        value_name = "FILE"
+    )]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(
+        long,
+        env = "RUNLENS_AGENT_TLS_KEY",
+        requires = "tls_cert",
+        value_name = "FILE"
+    )]
+    pub tls_key: Option<PathBuf>,
+    /// The URL the server calls this agent at [default: http(s)://<listen address>].
     #[arg(long, value_name = "URL")]
     pub advertise_url: Option<String>,
     /// Seconds between registration heartbeats.
@@ -68,12 +91,16 @@ pub struct ServeArgs {
 /// The options of `runlens-agent run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// runlens server, e.g. http://10.0.0.1:8080.
+    /// runlens server, e.g. https://runlens.example.com or http://10.0.0.1:8080.
     #[arg(long, env = "RUNLENS_SERVER", value_name = "URL")]
     pub server: String,
     /// API token, sent as Authorization: Bearer and given to CMD as MLFLOW_TRACKING_TOKEN.
     #[arg(long, env = "RUNLENS_TOKEN", hide_env_values = true, value_name = "T")]
     pub token: Option<String>,
+    /// A PEM file of CA certificates to trust besides the system's (a server whose
+    /// certificate a private CA signed); CMD gets it as MLFLOW_TRACKING_SERVER_CERT_PATH.
+    #[arg(long, env = "RUNLENS_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     /// Experiment whose runs the attempts are (created when missing).
     #[arg(
         long,

@@ -2,6 +2,7 @@
 //! per-request timeout, and errors that say plainly what went wrong (unreachable, timed
 //! out, or the server's own message). Registration (`serve --server`) and `run` use it.
 
+use std::path::Path;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -11,11 +12,8 @@ use serde::Serialize;
 /// Why a call to the server failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The server URL is not `http://host[:port][/path]`.
-    #[error(
-        "invalid server URL {0:?}: expected http://host[:port] (the agent speaks plain HTTP; \
-         reach an https server through a local TLS proxy)"
-    )]
+    /// The server URL is not `http(s)://host[:port][/path]`, or the CA file is unusable.
+    #[error("{0}")]
     BadUrl(String),
     /// No answer: connection refused, DNS, timeout.
     #[error("cannot reach {url}: {reason}")]
@@ -67,31 +65,41 @@ pub struct ServerClient {
 }
 
 impl ServerClient {
-    /// A client of `base` (e.g. `http://10.0.0.1:8080`) sending `Authorization: Bearer
-    /// <token>` when a token is given; each request gives up after `timeout`.
-    pub fn new(base: &str, token: Option<&str>, timeout: Duration) -> Result<Self, ClientError> {
-        let trimmed = base.trim().trim_end_matches('/');
-        let rest = trimmed
-            .strip_prefix("http://")
-            .ok_or_else(|| ClientError::BadUrl(base.to_owned()))?;
-        if rest.is_empty() || rest.starts_with('/') || rest.contains(char::is_whitespace) {
-            return Err(ClientError::BadUrl(base.to_owned()));
-        }
-        let http = reqwest::Client::builder()
+    /// A client of `base` (e.g. `https://runlens.example.com`) sending `Authorization: Bearer
+    /// <token>` when a token is given; each request gives up after `timeout`. https trusts
+    /// the system's roots and the CA certificates of the PEM file `ca_cert`, when given.
+    pub fn new(
+        base: &str,
+        token: Option<&str>,
+        timeout: Duration,
+        ca_cert: Option<&Path>,
+    ) -> Result<Self, ClientError> {
+        let base = net::base_url(base).map_err(|e| ClientError::BadUrl(e.to_string()))?;
+        let http = net::client_builder(ca_cert)
+            .map_err(|e| ClientError::BadUrl(format!("--ca-cert: {e}")))?
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(3)))
             .user_agent(concat!("runlens-agent/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| ClientError::BadUrl(format!("{base}: {e}")))?;
+            .map_err(|e| ClientError::BadUrl(format!("{base}: {}", net::describe(&e))))?;
         Ok(Self {
-            base: trimmed.to_owned(),
+            base,
+            token: None,
+            timeout,
+            http,
+        }
+        .with_token(token))
+    }
+
+    /// The same client sending `token` instead (a rotated credential).
+    pub fn with_token(self, token: Option<&str>) -> Self {
+        Self {
             token: token
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
                 .map(str::to_owned),
-            timeout,
-            http,
-        })
+            ..self
+        }
     }
 
     /// The base URL, without a trailing slash.
@@ -171,16 +179,13 @@ impl ServerClient {
         })
     }
 
-    /// The innermost cause of a transport error, which is the readable one.
+    /// A transport error for a person: a timeout as such, else the error with its causes
+    /// (a TLS failure names the certificate problem).
     fn describe(&self, err: &reqwest::Error) -> String {
         if err.is_timeout() {
             return format!("timed out after {:?}", self.timeout);
         }
-        let mut source: &dyn std::error::Error = err;
-        while let Some(inner) = source.source() {
-            source = inner;
-        }
-        source.to_string()
+        net::describe(err)
     }
 }
 
@@ -206,13 +211,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_plain_http_urls() {
+    fn http_and_https_urls() {
         let t = Duration::from_secs(1);
-        let ok = ServerClient::new("http://127.0.0.1:8080/", Some("x"), t).unwrap();
+        let ok = ServerClient::new("http://127.0.0.1:8080/", Some("x"), t, None).unwrap();
         assert_eq!(ok.base(), "http://127.0.0.1:8080");
-        for bad in ["https://h", "h:8080", "http://", "http:///x", "ftp://h"] {
+        let tls = ServerClient::new("https://runlens.example.com", None, t, None).unwrap();
+        assert_eq!(tls.base(), "https://runlens.example.com");
+        for bad in ["h:8080", "http://", "http:///x", "ftp://h"] {
             assert!(
-                matches!(ServerClient::new(bad, None, t), Err(ClientError::BadUrl(_))),
+                matches!(
+                    ServerClient::new(bad, None, t, None),
+                    Err(ClientError::BadUrl(_))
+                ),
                 "{bad}"
             );
         }
@@ -239,6 +249,7 @@ mod tests {
             &format!("http://127.0.0.1:{port}"),
             None,
             Duration::from_secs(2),
+            None,
         )
         .unwrap();
         let err = client.get::<()>("/health", &[]).await.unwrap_err();

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod credential;
 pub mod gpu;
 pub mod host;
 pub mod http;

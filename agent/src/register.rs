@@ -3,6 +3,7 @@
 //! exponential back-off. A server that is down never stops sampling or serving; the log
 //! says once when registration starts failing and once when it recovers.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use api_types::nodes::{GpuIdentity, NodeInfo, RegisterNode};
@@ -149,9 +150,13 @@ pub async fn register_once(
     client.put(&format!("/api/v1/nodes/{name}"), &body).await
 }
 
-/// Registers, then heartbeats every `heartbeat`, forever (spawn it as a task).
+/// Registers, then heartbeats every `heartbeat`, forever (spawn it as a task). The node
+/// credential is read from `credential_file` again before each attempt, so a rotated one is
+/// used from the next heartbeat on (an unreadable file keeps the last good credential, and
+/// says so once).
 pub async fn heartbeat(
-    client: ServerClient,
+    mut client: ServerClient,
+    credential_file: PathBuf,
     node: SharedNode,
     advert: Advert,
     heartbeat: Duration,
@@ -159,7 +164,19 @@ pub async fn heartbeat(
     let name = read(&node).name.clone();
     let mut backoff = Backoff::new(heartbeat);
     let mut reporter = Reporter::default();
+    let mut file_ok = true;
     loop {
+        match crate::credential::read(&credential_file) {
+            Ok(credential) => {
+                client = client.with_token(Some(&credential));
+                file_ok = true;
+            }
+            Err(e) if file_ok => {
+                tracing::warn!("{e}; registering with the credential read before");
+                file_ok = false;
+            }
+            Err(_) => {}
+        }
         let (line, delay) = match register_once(&client, &node, &advert).await {
             Ok(_) => (
                 reporter.succeeded(client.base(), &name),

@@ -26,10 +26,17 @@ pub enum ServeError {
     NoToken,
     /// `--server` without a credential for it.
     #[error(
-        "registering with --server needs an administrator's API token: pass --server-token \
-         or set RUNLENS_TOKEN"
+        "registering with --server needs this node's credential: pass --credential-file \
+         (a file made with `runlens node-credential create NODE-NAME`, mode 0600) or set \
+         RUNLENS_NODE_CREDENTIAL_FILE"
     )]
-    NoServerToken,
+    NoCredential,
+    /// The credential file is unusable.
+    #[error(transparent)]
+    Credential(#[from] crate::credential::CredentialError),
+    /// The TLS certificate or key is unusable.
+    #[error("--tls-cert/--tls-key: {0}")]
+    Tls(#[from] net::NetError),
     /// The node name is not one the server's registry accepts.
     #[error(
         "the node name {0:?} cannot be registered: use 1 to {MAX_NODE_NAME} of A-Z a-z 0-9 . _ - \
@@ -55,14 +62,15 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
-/// Where the server reaches an agent listening on `local`: `http://<addr>`, with this
-/// machine's host name instead of an unspecified address (0.0.0.0 or ::), which no other
-/// machine can call.
-pub fn default_advertise_url(local: SocketAddr) -> String {
+/// Where the server reaches an agent listening on `local`: `http(s)://<addr>` (https when
+/// it serves TLS), with this machine's host name instead of an unspecified address (0.0.0.0
+/// or ::), which no other machine can call.
+pub fn default_advertise_url(local: SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     if local.ip().is_unspecified() {
-        format!("http://{}:{}", hostname(), local.port())
+        format!("{scheme}://{}:{}", hostname(), local.port())
     } else {
-        format!("http://{local}")
+        format!("{scheme}://{local}")
     }
 }
 
@@ -80,17 +88,23 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
             if !valid_node_name(&args.node_name) {
                 return Err(ServeError::BadNodeName(args.node_name.clone()));
             }
-            let server_token = args
-                .server_token
-                .as_deref()
-                .filter(|t| !t.trim().is_empty())
-                .ok_or(ServeError::NoServerToken)?;
-            Some(ServerClient::new(
+            let file = args
+                .credential_file
+                .clone()
+                .ok_or(ServeError::NoCredential)?;
+            let credential = crate::credential::read(&file)?;
+            let client = ServerClient::new(
                 url,
-                Some(server_token),
+                Some(&credential),
                 REGISTER_TIMEOUT,
-            )?)
+                args.ca_cert.as_deref(),
+            )?;
+            Some((client, file))
         }
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(net::server_config(cert, key)?),
+        _ => None,
     };
     let mut sampler = Sampler::new(gpu::source(args.simulate_gpus, args.seed));
     let mut node = sampler.node(
@@ -110,13 +124,14 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
             source,
         })?;
     let local = listener.local_addr().map_err(ServeError::Serve)?;
-    tracing::info!(node = %args.node_name, "listening on http://{local}");
-    if let Some(client) = server {
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    tracing::info!(node = %args.node_name, "listening on {scheme}://{local}");
+    if let Some((client, credential_file)) = server {
         let advert = Advert {
             url: args
                 .advertise_url
                 .clone()
-                .unwrap_or_else(|| default_advertise_url(local)),
+                .unwrap_or_else(|| default_advertise_url(local, tls.is_some())),
             token: token.to_owned(),
             interval_secs: args.interval_secs,
         };
@@ -129,18 +144,30 @@ pub async fn run(args: ServeArgs) -> Result<(), ServeError> {
         let heartbeat = Duration::from_secs(args.heartbeat_secs);
         tokio::spawn(register::heartbeat(
             client,
+            credential_file,
             Arc::clone(&node),
             advert,
             heartbeat,
         ));
     }
     let app = router(AppState::new(node, token, args.metrics_token.as_deref()));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(ServeError::Serve)
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match tls {
+        Some(config) => {
+            let listener = net::TlsListener::new(listener, config).map_err(ServeError::Serve)?;
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop)
+                .await
+        }
+        None => {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop)
+                .await
+        }
+    }
+    .map_err(ServeError::Serve)
 }
 
 #[cfg(test)]
@@ -149,9 +176,11 @@ mod tests {
 
     #[test]
     fn advertise_url_defaults_to_the_listen_address() {
-        let at = |s: &str| default_advertise_url(s.parse().unwrap());
+        let at = |s: &str| default_advertise_url(s.parse().unwrap(), false);
         assert_eq!(at("127.0.0.1:9401"), "http://127.0.0.1:9401");
         assert_eq!(at("[::1]:9401"), "http://[::1]:9401");
         assert_eq!(at("0.0.0.0:9400"), format!("http://{}:9400", hostname()));
+        let tls = default_advertise_url("127.0.0.1:9401".parse().unwrap(), true);
+        assert_eq!(tls, "https://127.0.0.1:9401");
     }
 }

@@ -1,6 +1,8 @@
 //! The HTTP accept loop: HTTP/1.1 over hyper with the limits a public server needs and
 //! `axum::serve` lacks — a header read timeout (also closing idle keep-alive connections),
 //! a cap on open connections, and a graceful shutdown that lets requests in flight finish.
+//! It serves plain TCP ([`tcp`]) or https ([`net::TlsListener`], `--tls-cert`/`--tls-key`),
+//! any [`Listener`] whose connections are ready to speak HTTP.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,9 +10,11 @@ use std::time::Duration;
 
 use axum::extract::connect_info::ConnectInfo;
 use axum::http::Request;
+use axum::serve::{Listener, ListenerExt};
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
@@ -40,9 +44,16 @@ pub fn raise_open_files_limit() -> Option<u64> {
     rlimit::increase_nofile_limit(u64::MAX).ok()
 }
 
+/// A plain TCP listener whose connections send small writes at once (no Nagle delay).
+pub fn tcp(listener: TcpListener) -> impl Listener<Addr = SocketAddr> {
+    listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    })
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then waits for open requests.
-pub async fn serve(
-    listener: TcpListener,
+pub async fn serve<L: Listener<Addr = SocketAddr>>(
+    mut listener: L,
     app: Router,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
@@ -51,16 +62,9 @@ pub async fn serve(
     let (stop_tx, stop_rx) = watch::channel(false);
     tokio::pin!(shutdown);
     loop {
+        // The listener retries failed accepts itself (EMFILE and friends, with a pause).
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(e) => {
-                    // EMFILE and friends: back off briefly instead of spinning.
-                    tracing::warn!("accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            pair = listener.accept() => pair,
             () = &mut shutdown => break,
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
@@ -71,7 +75,6 @@ pub async fn serve(
             drop(stream);
             continue;
         };
-        let _ = stream.set_nodelay(true);
         let router = app.clone();
         let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
             req.extensions_mut().insert(ConnectInfo(peer));

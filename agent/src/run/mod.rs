@@ -126,6 +126,15 @@ impl Ctx {
         if let Some(token) = self.args.token.as_deref().filter(|t| !t.trim().is_empty()) {
             env.push(("MLFLOW_TRACKING_TOKEN".to_owned(), token.trim().to_owned()));
         }
+        // The mlflow client verifies an https server against this CA file too.
+        if let Some(ca) = &self.args.ca_cert {
+            if std::env::var_os("MLFLOW_TRACKING_SERVER_CERT_PATH").is_none() {
+                env.push((
+                    "MLFLOW_TRACKING_SERVER_CERT_PATH".to_owned(),
+                    ca.display().to_string(),
+                ));
+            }
+        }
         // Python buffers a pipe's output in blocks; lines should go out as they are printed.
         if std::env::var_os("PYTHONUNBUFFERED").is_none() {
             env.push(("PYTHONUNBUFFERED".to_owned(), "1".to_owned()));
@@ -138,8 +147,13 @@ impl Ctx {
 /// (the command's).
 pub async fn run(args: RunArgs) -> Result<u8, RunError> {
     let signals = Signals::install()?;
-    let client = ServerClient::new(&args.server, args.token.as_deref(), REQUEST_TIMEOUT)
-        .map_err(RunError::Url)?;
+    let client = ServerClient::new(
+        &args.server,
+        args.token.as_deref(),
+        REQUEST_TIMEOUT,
+        args.ca_cert.as_deref(),
+    )
+    .map_err(RunError::Url)?;
     let spool_dir = args.spool_dir.clone().unwrap_or_else(spool::default_dir);
     std::fs::create_dir_all(&spool_dir).map_err(|source| RunError::Spool {
         dir: spool_dir.clone(),

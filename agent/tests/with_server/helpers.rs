@@ -20,6 +20,23 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A node credential for `node`, made in the server's data dir `dir` and written to a file
+/// of mode 0600 in `dir` (what `runlens node-credential create` and the deployment steps
+/// do); the file's path.
+pub fn node_credential_file(dir: &Path, node: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let store = Store::open(dir).expect("store");
+    let made = store
+        .blocking(|c| {
+            server::auth::node_credentials::create(c, node, "root", server::util::now_ms())
+        })
+        .expect("node credential");
+    let path = dir.join(format!("{node}.credential"));
+    std::fs::write(&path, format!("{}\n", made.credential)).expect("write the credential");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    path
+}
+
 /// The real server router serving a data dir on a fixed port, on its own runtime thread.
 pub struct TestServer {
     /// Its port on 127.0.0.1.

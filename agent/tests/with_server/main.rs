@@ -7,3 +7,4 @@ mod jobs;
 mod register;
 mod run;
 mod shipping;
+mod tls;

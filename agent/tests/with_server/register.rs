@@ -1,16 +1,24 @@
-//! `runlens-agent serve --server ...`: the node shows up in `GET /api/v1/nodes` with a
-//! heartbeat, the server reaches it at the advertised URL with its token, and a server that
-//! is down at start learns of the node once it is up (one log line each way).
+//! `runlens-agent serve --server ... --credential-file ...`: the node shows up in `GET
+//! /api/v1/nodes` with a heartbeat, the server reaches it at the advertised URL with its
+//! token, a server that is down at start learns of the node once it is up (one log line each
+//! way), a credential registers its own node only, and a rotated one is used without a
+//! restart.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{eventually, free_port, request, Agent, TestServer};
+use crate::helpers::{eventually, free_port, node_credential_file, request, Agent, TestServer};
 
 const AGENT_TOKEN: &str = "agent-secret";
 
-fn serve(port: u16, node: &str, server_url: &str, admin_token: &str, heartbeat: &str) -> Agent {
+fn serve(
+    port: u16,
+    node: &str,
+    server_url: &str,
+    credential: &std::path::Path,
+    heartbeat: &str,
+) -> Agent {
     let listen = format!("127.0.0.1:{port}");
     Agent::start(&[
         "serve",
@@ -26,8 +34,8 @@ fn serve(port: u16, node: &str, server_url: &str, admin_token: &str, heartbeat: 
         "1",
         "--server",
         server_url,
-        "--server-token",
-        admin_token,
+        "--credential-file",
+        credential.to_str().unwrap(),
         "--heartbeat-secs",
         heartbeat,
     ])
@@ -49,7 +57,8 @@ fn a_serving_agent_registers_heartbeats_and_is_reachable_by_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path());
     let port = free_port();
-    let agent = serve(port, "reg-node", &server.url(), &server.token, "1");
+    let credential = node_credential_file(dir.path(), "reg-node");
+    let agent = serve(port, "reg-node", &server.url(), &credential, "1");
     let node = eventually(Duration::from_secs(30), "the registration", || {
         listed(&server, "reg-node")
     });
@@ -92,10 +101,11 @@ fn a_serving_agent_registers_heartbeats_and_is_reachable_by_the_server() {
 fn a_server_down_at_start_learns_of_the_node_once_it_is_up() {
     let dir = tempfile::tempdir().unwrap();
     let admin_token = TestServer::prepare(dir.path());
+    let credential = node_credential_file(dir.path(), "late-node");
     let server_port = free_port();
     let agent_port = free_port();
     let url = format!("http://127.0.0.1:{server_port}");
-    let agent = serve(agent_port, "late-node", &url, &admin_token, "30");
+    let agent = serve(agent_port, "late-node", &url, &credential, "30");
 
     // No server: the agent samples and serves all the same.
     let (status, snapshot) = eventually(Duration::from_secs(30), "the agent to serve", || {
@@ -134,4 +144,68 @@ fn a_server_down_at_start_learns_of_the_node_once_it_is_up() {
         "{stderr}"
     );
     assert_eq!(stderr.matches("registration with").count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_credential_registers_its_own_node_only_and_rotates_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path());
+    // A credential of another node: refused, and the agent says why.
+    let other = node_credential_file(dir.path(), "other-node");
+    let port = free_port();
+    let wrong = serve(port, "mine", &server.url(), &other, "1");
+    let stderr = eventually(Duration::from_secs(30), "the refusal", || {
+        let text = wrong.stderr();
+        text.contains("cannot register").then_some(text)
+    });
+    assert!(stderr.contains("403"), "{stderr}");
+    assert!(
+        stderr.contains("node credential is for node 'other-node'"),
+        "{stderr}"
+    );
+    assert!(listed(&server, "mine").is_none());
+    drop(wrong);
+
+    // Its own: registered. Then a new credential replaces the file's and the old one is
+    // revoked: the heartbeats go on with the new one.
+    let credential = node_credential_file(dir.path(), "rot-node");
+    let port = free_port();
+    let agent = serve(port, "rot-node", &server.url(), &credential, "1");
+    eventually(Duration::from_secs(30), "the registration", || {
+        listed(&server, "rot-node")
+    });
+    let (_, list) = server.call("GET", "/api/v1/node-credentials?node=rot-node", None);
+    let old_id = list["credentials"][0]["id"]
+        .as_i64()
+        .expect("credential id");
+    let (status, made) = server.call(
+        "POST",
+        "/api/v1/node-credentials",
+        Some(&serde_json::json!({"node": "rot-node"})),
+    );
+    assert_eq!(status, 201, "{made}");
+    std::fs::write(&credential, made["credential"].as_str().unwrap()).unwrap();
+    let (status, _) = server.call(
+        "DELETE",
+        &format!("/api/v1/node-credentials/{old_id}"),
+        None,
+    );
+    assert_eq!(status, 204);
+    let before = listed(&server, "rot-node").unwrap()["last_heartbeat_ms"]
+        .as_i64()
+        .unwrap();
+    eventually(
+        Duration::from_secs(15),
+        "a heartbeat with the new credential",
+        || {
+            let now = listed(&server, "rot-node")?["last_heartbeat_ms"].as_i64()?;
+            (now > before + 1000).then_some(())
+        },
+    );
+    let (_, list) = server.call("GET", "/api/v1/node-credentials?node=rot-node", None);
+    assert!(
+        list["credentials"][0]["last_used"].as_i64().is_some(),
+        "{list}"
+    );
+    drop(agent);
 }

@@ -16,7 +16,7 @@ const JSON_TIMEOUT: Duration = Duration::from_secs(120);
 /// Where the server is and who calls it; shared by the client commands.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Remote {
-    /// The runlens server, e.g. http://10.0.0.1:8080.
+    /// The runlens server, e.g. https://runlens.example.com or http://10.0.0.1:8080.
     #[arg(
         long,
         env = "RUNLENS_SERVER",
@@ -27,6 +27,10 @@ pub struct Remote {
     /// API token (`runlens token create`), sent as Authorization: Bearer.
     #[arg(long, env = "RUNLENS_TOKEN", hide_env_values = true, value_name = "T")]
     pub token: Option<String>,
+    /// A PEM file of CA certificates to trust besides the system's (a server whose
+    /// certificate a private CA signed).
+    #[arg(long, env = net::CA_CERT_ENV, value_name = "FILE")]
+    pub ca_cert: Option<std::path::PathBuf>,
 }
 
 /// Why a call failed.
@@ -77,23 +81,14 @@ pub struct Client {
 }
 
 impl Client {
-    /// A client of `remote`; the URL must be `http://host[:port][/prefix]`.
+    /// A client of `remote`; the URL must be `http(s)://host[:port][/prefix]`.
     pub fn new(remote: &Remote) -> Result<Client, String> {
-        let base = remote.server.trim().trim_end_matches('/').to_owned();
-        let rest = base.strip_prefix("http://").ok_or_else(|| {
-            format!(
-                "invalid --server {:?}: expected http://host[:port] (plain HTTP; reach an \
-                 https server through a local TLS proxy)",
-                remote.server
-            )
-        })?;
-        if rest.is_empty() {
-            return Err(format!("invalid --server {:?}: no host", remote.server));
-        }
-        let http = reqwest::Client::builder()
+        let base = net::base_url(&remote.server).map_err(|e| format!("--server: {e}"))?;
+        let http = net::client_builder(remote.ca_cert.as_deref())
+            .map_err(|e| format!("--ca-cert: {e}"))?
             .connect_timeout(CONNECT_TIMEOUT)
             .build()
-            .map_err(|e| format!("HTTP client: {e}"))?;
+            .map_err(|e| format!("HTTP client: {}", net::describe(&e)))?;
         Ok(Client {
             http,
             base,
@@ -124,7 +119,7 @@ impl Client {
         }
         let resp = req.send().await.map_err(|e| ClientError::Unreachable {
             url: url.clone(),
-            reason: reason(&e),
+            reason: net::describe(&e),
         })?;
         let status = resp.status();
         if status.is_success() {
@@ -154,23 +149,11 @@ impl Client {
         let resp = self.get(path, query, &[], false).await?;
         let bytes = resp.bytes().await.map_err(|e| ClientError::Unreachable {
             url: format!("{}{path}", self.base),
-            reason: reason(&e),
+            reason: net::describe(&e),
         })?;
         serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
             path: path.to_owned(),
             reason: e.to_string(),
         })
     }
-}
-
-/// A reqwest error with its causes, for a person.
-pub fn reason(e: &reqwest::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
 }

@@ -14,7 +14,7 @@ use api_types::logs::{LevelMode, LogEvent, LogLevel, LogLine, LogPage, LogQuery,
 use api_types::JobRunStatus;
 use chrono::{DateTime, Utc};
 
-use super::client::{reason, Client, ClientError, Remote};
+use super::client::{Client, ClientError, Remote};
 use server::logs::wire;
 
 /// How long `--follow` waits before reconnecting after the stream dropped.
@@ -316,7 +316,10 @@ async fn read_events(mut resp: reqwest::Response, last_id: &mut String) -> Resul
             Ok(Some(c)) => c,
             Ok(None) => return Ok(false),
             Err(e) => {
-                eprintln!("runlens: the log stream dropped ({}); resuming", reason(&e));
+                eprintln!(
+                    "runlens: the log stream dropped ({}); resuming",
+                    net::describe(&e)
+                );
                 return Ok(false);
             }
         };
@@ -434,7 +437,7 @@ async fn download(
             let chunk = resp
                 .chunk()
                 .await
-                .map_err(|e| format!("downloading {node}'s lines: {}", reason(&e)))?;
+                .map_err(|e| format!("downloading {node}'s lines: {}", net::describe(&e)))?;
             let Some(chunk) = chunk else { break };
             lines += chunk.iter().filter(|b| **b == b'\n').count();
             out.write_all(&chunk)

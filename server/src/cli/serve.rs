@@ -7,6 +7,7 @@ use std::time::Duration;
 use axum::http::HeaderName;
 use server::auth::bootstrap::{announce_random_password, ensure_admin, Bootstrap};
 use server::auth::AuthSettings;
+use server::nodes::poller::{self, Poller};
 use server::serve::Limits;
 use server::{AppState, StaticConfig};
 
@@ -39,9 +40,30 @@ pub struct ServeArgs {
     /// X-Forwarded-User). Only enable it when the proxy strips the header from clients.
     #[arg(long, env = "RUNLENS_TRUSTED_USER_HEADER")]
     trusted_user_header: Option<String>,
-    /// Mark the session cookie Secure (set when users reach runlens over https).
+    /// Mark the session cookie Secure (set when users reach runlens over https through a
+    /// proxy; on with --tls-cert).
     #[arg(long, env = "RUNLENS_SECURE_COOKIES")]
     secure_cookies: bool,
+    /// Serve https with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(
+        long,
+        env = "RUNLENS_TLS_CERT",
+        requires = "tls_key",
+        value_name = "FILE"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(
+        long,
+        env = "RUNLENS_TLS_KEY",
+        requires = "tls_cert",
+        value_name = "FILE"
+    )]
+    tls_key: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust besides the system's when calling GPU node
+    /// agents served over https with a private CA.
+    #[arg(long, env = net::CA_CERT_ENV, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
     /// Origin allowed to frame /embed/ pages, e.g. https://notebooks.example.com.
     #[arg(long, env = "RUNLENS_EMBED_ORIGIN")]
     embed_origin: Option<String>,
@@ -97,8 +119,15 @@ pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
     let logs = store.logs().clone();
     let demo_store = args.demo.then(|| store.clone());
     let artifacts = open_artifacts(data_dir, &args)?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(net::server_config(cert, key).map_err(|e| e.to_string())?),
+        _ => None,
+    };
+    let poller = Poller::with_ca(poller::DEFAULT_TIMEOUT, args.ca_cert.as_deref())
+        .map_err(|e| format!("--ca-cert: {e}"))?;
     let state = AppState::new(store)
         .with_auth_settings(settings)
+        .with_nodes(server::nodes::NodeService::new(poller))
         .with_artifacts(artifacts, args.max_artifact_bytes.max(1));
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     if args.demo {
@@ -119,7 +148,8 @@ pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
-        tracing::info!("runlens listening on http://{local}");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        tracing::info!("runlens listening on {scheme}://{local}");
         tokio::spawn(server::logs::retention::run(
             logs.clone(),
             args.log_retention_days,
@@ -136,7 +166,14 @@ pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
             // Open log streams end now instead of holding the graceful shutdown.
             logs.close_followers();
         };
-        server::serve::serve(listener, app, limits, shutdown).await;
+        match tls {
+            Some(config) => {
+                let listener =
+                    net::TlsListener::new(listener, config).map_err(|e| e.to_string())?;
+                server::serve::serve(listener, app, limits, shutdown).await;
+            }
+            None => server::serve::serve(server::serve::tcp(listener), app, limits, shutdown).await,
+        }
         Ok::<(), String>(())
     })?;
     tracing::info!("runlens stopped");
@@ -189,7 +226,7 @@ fn auth_settings(args: &ServeArgs) -> Result<AuthSettings, String> {
     }
     Ok(AuthSettings {
         trusted_user_header,
-        secure_cookies: args.secure_cookies,
+        secure_cookies: args.secure_cookies || args.tls_cert.is_some(),
         trusted_forwarded_for: args.trusted_forwarded_for,
     })
 }
