@@ -163,6 +163,7 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
                 req.extensions_mut().insert(CsrfToken(t));
             }
             req.extensions_mut().insert(resolved.caller);
+            req.extensions_mut().insert(resolved.proof);
             next.run(req).await
         }
         Err(e) => render(&path, e, browser),
