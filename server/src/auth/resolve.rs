@@ -121,14 +121,17 @@ fn verify_slots() -> &'static Semaphore {
 }
 
 /// Verifies a password; returns the user id and the stored hash it was verified against
-/// (an open stream checks that it is still the user's). The user row is read first, with a short
-/// pooled query: credentials this replica verified before against the same stored hash (the
-/// basic-auth cache; the mlflow client sends them on every request) succeed without more
-/// work. Any other attempt is reserved with the sign-in limiter, in the database, before
-/// the password is checked (parallel attempts on any replica cannot overrun it); argon2
-/// runs on the blocking pool without holding a database connection, on at most half the
-/// cores at a time. Unknown users, wrong passwords and disabled accounts get the same
-/// answer after the same work.
+/// (an open stream checks that it is still the user's). One short pooled query reads the
+/// user row and asks the sign-in limiter (read-only) whether `username` may try from
+/// `addr`: a refused attempt is refused whatever its password, even one this replica
+/// verified before (else the right guess would pass a lockout at once, and tell the
+/// guesser so). Credentials verified before against the same stored hash (the basic-auth
+/// cache; the mlflow client sends them on every request) then succeed without more work.
+/// Any other attempt is reserved with the limiter, in the database, before the password
+/// is checked (parallel attempts on any replica cannot overrun it); argon2 runs on the
+/// blocking pool without holding a database connection, on at most half the cores at a
+/// time. Unknown users, wrong passwords and disabled accounts get the same answer after
+/// the same work.
 pub async fn check_password(
     state: &AppState,
     username: &str,
@@ -136,30 +139,28 @@ pub async fn check_password(
     addr: &str,
 ) -> Result<(i64, String), Error> {
     let auth = state.auth.clone();
-    let name = username.to_string();
-    let row = state
-        .store
-        .call(move |c| users::login_row(c, &name))
-        .await?;
-    if let Some((user_id, Some(h), false)) = &row {
-        if auth.basic_cache.verified(username, password, h) {
-            return Ok((*user_id, h.clone()));
-        }
-    }
     let limited = |l: limiter::Limited| {
         Error::TooManyRequests(format!(
             "Too many failed sign-in attempts. Try again in {} seconds.",
             l.retry_after_secs
         ))
     };
-    // A read first, so a flood of refused attempts costs no write.
+    // Reads first, so a flood of refused attempts costs no write.
     let (user, from) = (username.to_string(), addr.to_string());
-    if let Some(l) = state
+    let (row, refused) = state
         .store
-        .call(move |c| limiter::check(c, &user, &from, now_ms()))
-        .await?
-    {
+        .call(move |c| {
+            let row = users::login_row(c, &user)?;
+            Ok((row, limiter::check(c, &user, &from, now_ms())?))
+        })
+        .await?;
+    if let Some(l) = refused {
         return Err(limited(l));
+    }
+    if let Some((user_id, Some(h), false)) = &row {
+        if auth.basic_cache.verified(username, password, h) {
+            return Ok((*user_id, h.clone()));
+        }
     }
     let (user, from) = (username.to_string(), addr.to_string());
     let reservation = state
