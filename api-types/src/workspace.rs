@@ -87,12 +87,15 @@ pub struct SeriesBatch {
 ///   happen (writes in between are merged), nothing otherwise;
 /// - `event: resync`, `data: ""`: the server dropped events (a slow reader); refetch what
 ///   the page shows, then carry on;
+/// - `event: unauthenticated`, `data:` an [`crate::ApiError`]: the credential the stream
+///   was opened with no longer holds (token revoked, signed out, password changed,
+///   account disabled); the stream ends, sign in again;
 /// - `: keep-alive` comments every 15 s.
 ///
 /// `run` (repeatable, at most [`MAX_BATCH_RUNS`]) names the runs whose every new point is
 /// wanted (the chart view's selection); every run of the experiment gets status changes
-/// and its newest value per metric key (the table). Access is re-checked every few
-/// seconds; losing it closes the stream.
+/// and its newest value per metric key (the table). Access is re-checked every second;
+/// losing it closes the stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct LiveQuery {
     /// Runs whose points are streamed.

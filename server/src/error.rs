@@ -77,6 +77,31 @@ impl Error {
         }
     }
 
+    /// The error in the app API's shape (`api_types::ApiError`): its body on a response,
+    /// or the data of an event that ends a stream.
+    pub fn api_error(&self) -> api_types::ApiError {
+        use api_types::ErrorCode;
+        let code = match self {
+            Error::InvalidParameter(_) | Error::InvalidState(_) => ErrorCode::InvalidParameter,
+            Error::BadRequest(_) => ErrorCode::BadRequest,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::AlreadyExists(_) => ErrorCode::AlreadyExists,
+            Error::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            Error::PermissionDenied { .. } => ErrorCode::PermissionDenied,
+            Error::TooManyRequests(_) => ErrorCode::TooManyRequests,
+            Error::Internal(_) => ErrorCode::Internal,
+        };
+        let grantors = match self {
+            Error::PermissionDenied { grantors, .. } => grantors.clone(),
+            _ => Vec::new(),
+        };
+        api_types::ApiError {
+            code,
+            message: self.to_string(),
+            grantors,
+        }
+    }
+
     fn log(&self) {
         if let Error::Internal(cause) = self {
             tracing::error!(%cause, "internal error");
@@ -120,28 +145,8 @@ impl From<crate::db::DbError> for Error {
 /// Renders an [`Error`] in the app API's shape (`api_types::ApiError`).
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        use api_types::ErrorCode;
         self.log();
-        let code = match &self {
-            Error::InvalidParameter(_) | Error::InvalidState(_) => ErrorCode::InvalidParameter,
-            Error::BadRequest(_) => ErrorCode::BadRequest,
-            Error::NotFound(_) => ErrorCode::NotFound,
-            Error::AlreadyExists(_) => ErrorCode::AlreadyExists,
-            Error::Unauthenticated(_) => ErrorCode::Unauthenticated,
-            Error::PermissionDenied { .. } => ErrorCode::PermissionDenied,
-            Error::TooManyRequests(_) => ErrorCode::TooManyRequests,
-            Error::Internal(_) => ErrorCode::Internal,
-        };
-        let grantors = match &self {
-            Error::PermissionDenied { grantors, .. } => grantors.clone(),
-            _ => Vec::new(),
-        };
-        let body = api_types::ApiError {
-            code,
-            message: self.to_string(),
-            grantors,
-        };
-        (self.status(), Json(body)).into_response()
+        (self.status(), Json(self.api_error())).into_response()
     }
 }
 

@@ -8,6 +8,8 @@ use api_types as json;
 use gloo_net::http::{Method, RequestBuilder, Response};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use wasm_bindgen::closure::Closure;
+use web_sys::EventSource;
 
 use crate::query::Query;
 
@@ -118,11 +120,29 @@ pub(super) async fn send_with(
     }
     let err = decode_error(resp).await;
     if err.code == ErrorCode::Unauthenticated && on_401 == On401::Redirect {
-        if let Some(h) = ON_UNAUTHENTICATED.with(|h| h.borrow().clone()) {
-            h();
-        }
+        unauthenticated();
     }
     Err(err)
+}
+
+/// Runs the handler set with [`on_unauthenticated`].
+fn unauthenticated() {
+    if let Some(h) = ON_UNAUTHENTICATED.with(|h| h.borrow().clone()) {
+        h();
+    }
+}
+
+/// The listener of a stream's `unauthenticated` event (the server ended the stream because
+/// its credential no longer holds): closes `source`, so the browser does not reconnect
+/// (its reconnect would get a 401 an `EventSource` cannot read), and runs the 401 handler.
+pub(super) fn on_stream_unauthenticated(
+    source: &EventSource,
+) -> Closure<dyn FnMut(web_sys::Event)> {
+    let source = source.clone();
+    Closure::new(move |_: web_sys::Event| {
+        source.close();
+        unauthenticated();
+    })
 }
 
 pub(super) async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ApiError> {

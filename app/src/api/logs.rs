@@ -6,7 +6,7 @@ use json::logs::{LogEvent, LogPage, LogQuery};
 use wasm_bindgen::prelude::*;
 use web_sys::{EventSource, MessageEvent};
 
-use super::http::{get, url, ApiError};
+use super::http::{get, on_stream_unauthenticated, url, ApiError};
 use crate::query::encode_component;
 
 fn logs_path(run_id: &str, tail: &str) -> String {
@@ -49,7 +49,7 @@ pub enum StreamEvent {
 /// A live log stream; closed when dropped.
 pub struct LogStream {
     source: EventSource,
-    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 3],
+    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 4],
 }
 
 impl LogStream {
@@ -97,9 +97,11 @@ impl LogStream {
         listen("lines", &lines);
         listen("status", &status);
         listen("error", &error);
+        let unauthenticated = on_stream_unauthenticated(&source);
+        listen("unauthenticated", &unauthenticated);
         Ok(Self {
             source,
-            _handlers: [lines, status, error],
+            _handlers: [lines, status, error, unauthenticated],
         })
     }
 }

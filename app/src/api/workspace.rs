@@ -6,7 +6,7 @@ use json::workspace::{LiveQuery, LiveUpdate, SeriesBatch, SeriesBatchQuery};
 use wasm_bindgen::prelude::*;
 use web_sys::{EventSource, MessageEvent};
 
-use super::http::{get, url, ApiError};
+use super::http::{get, on_stream_unauthenticated, url, ApiError};
 use crate::query::encode_component;
 
 fn experiment_path(experiment_id: &str, tail: &str) -> String {
@@ -52,7 +52,7 @@ pub enum LiveEvent {
 /// An experiment's live stream; closed when dropped.
 pub struct LiveStream {
     source: EventSource,
-    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 3],
+    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 4],
 }
 
 impl LiveStream {
@@ -91,9 +91,11 @@ impl LiveStream {
         listen("update", &update);
         listen("resync", &resync);
         listen("error", &error);
+        let unauthenticated = on_stream_unauthenticated(&source);
+        listen("unauthenticated", &unauthenticated);
         Ok(Self {
             source,
-            _handlers: [update, resync, error],
+            _handlers: [update, resync, error, unauthenticated],
         })
     }
 }

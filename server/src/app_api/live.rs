@@ -8,8 +8,10 @@
 //! second). Memory per stream is bounded: the bus keeps [`crate::live::CAPACITY`] shared
 //! events for all streams, and a stream holding more than [`MAX_PENDING`] unsent items
 //! (or one that fell behind the bus) drops them and sends `resync`, after which the page
-//! refetches. The caller's access is checked again every [`RECHECK`]; losing it ends the
-//! stream. Server shutdown ends it too.
+//! refetches. The caller is checked again every [`RECHECK`] ([`StreamCaller`]): losing
+//! access ends the stream, and a credential that no longer holds (revoked token, ended
+//! session, changed password, disabled account) ends it with `event: unauthenticated`.
+//! Server shutdown ends it too.
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -27,18 +29,15 @@ use tokio::time::Instant;
 
 use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
-use crate::auth::resolve::load_caller;
-use crate::auth::AuthMethod;
+use super::stream_caller::{end_event, StreamCaller, RECHECK};
+use crate::auth::proof::Proof;
 use crate::live::LiveEvent;
 use crate::logs::Newest;
 use crate::permissions::require_experiment;
-use crate::{AppState, Error, Store};
+use crate::{AppState, Error};
 
 /// Shortest time between two `update` events of one stream.
 pub const MERGE: Duration = Duration::from_millis(250);
-
-/// How often the caller's access is checked again.
-pub const RECHECK: Duration = Duration::from_secs(5);
 
 /// Most points, latest values and run changes one stream holds unsent.
 pub const MAX_PENDING: usize = 50_000;
@@ -51,20 +50,20 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub async fn stream_live(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
+    proof: Proof,
     query: QueryParams,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Error> {
     let streamed: HashSet<String> = query.live()?.runs.into_iter().collect();
     let feed = Feed {
         experiment_id: guard.id,
-        user_id: guard.caller.user_id,
-        method: guard.caller.method,
-        store: state.store.clone(),
+        caller: StreamCaller::new(&state.store, proof),
         rx: state.live.subscribe(),
         closing: state.store.logs().subscribe(),
         streamed,
         pending: Pending::default(),
         recheck: Instant::now() + RECHECK,
         last_sent: None,
+        ended: false,
     };
     // Fused, so a layer that polls once more after the end finds it ended.
     let stream = futures_util::stream::unfold(feed, |mut f| async move {
@@ -77,10 +76,8 @@ pub async fn stream_live(
 /// One page's stream: who watches what, and what it has not sent yet.
 struct Feed {
     experiment_id: i64,
-    /// Who watches, and how they signed in (their access is checked again as it goes).
-    user_id: i64,
-    method: AuthMethod,
-    store: Store,
+    /// Who watches (their credential and access are checked again as it goes).
+    caller: StreamCaller,
     rx: broadcast::Receiver<Arc<LiveEvent>>,
     /// The server's shutdown signal (the log store's, which closes its followers then).
     closing: watch::Receiver<Newest>,
@@ -89,6 +86,8 @@ struct Feed {
     pending: Pending,
     recheck: Instant,
     last_sent: Option<Instant>,
+    /// Whether the stream has sent its last event.
+    ended: bool,
 }
 
 /// What happened since the last event, merged.
@@ -179,6 +178,8 @@ enum Out {
     Update(LiveUpdate),
     /// `event: resync`: events were dropped, the page refetches.
     Resync,
+    /// The last event, [`end_event`]: the credential no longer holds.
+    End(Event),
 }
 
 impl Out {
@@ -186,6 +187,7 @@ impl Out {
         let update = match self {
             Out::Update(u) => u,
             Out::Resync => return Event::default().event("resync").data(""),
+            Out::End(event) => return event,
         };
         match serde_json::to_string(&update) {
             Ok(data) => Event::default().event("update").data(data),
@@ -211,8 +213,12 @@ enum Wake {
 
 impl Feed {
     /// What to send next; `None` ends the stream (lost access, server shutdown, or a
-    /// failure, after which the client reconnects).
+    /// failure, after which the client reconnects; a credential that no longer holds is
+    /// told first, with [`Out::End`]).
     async fn next_out(&mut self) -> Option<Out> {
+        if self.ended {
+            return None;
+        }
         loop {
             let flush_at = (!self.pending.is_empty())
                 .then(|| self.last_sent.map_or_else(Instant::now, |t| t + MERGE));
@@ -231,7 +237,8 @@ impl Feed {
                             "live stream of experiment {} ended: {e}",
                             self.experiment_id
                         );
-                        return None;
+                        self.ended = true;
+                        return end_event(&e).map(Out::End);
                     }
                     self.recheck = Instant::now() + RECHECK;
                 }
@@ -290,14 +297,12 @@ impl Feed {
         Out::Resync
     }
 
-    /// The caller's access as stored now (grants, groups, admin flag, disabled account).
+    /// The caller's credential, and their access as stored now (grants, groups, admin
+    /// flag).
     async fn check_access(&self) -> Result<(), Error> {
-        let (user_id, method, id) = (self.user_id, self.method, self.experiment_id);
-        self.store
-            .call(move |c| {
-                let who = load_caller(c, user_id, method)?;
-                require_experiment(c, &who, id, Level::CanRead).map(|_| ())
-            })
+        let id = self.experiment_id;
+        self.caller
+            .check(move |c, who| require_experiment(c, who, id, Level::CanRead).map(|_| ()))
             .await
     }
 }

@@ -10,7 +10,10 @@
 //! It starts from the `Last-Event-ID` header (a browser's reconnect), else from `from=`
 //! (a page's `follow_from`), else from now. A follower sleeps on the store's notifier
 //! ([`crate::logs::LogStore::subscribe`]), which wakes it after each commit, and polls every
-//! second for writers in other processes and for the status. Memory per follower is bounded:
+//! second for writers in other processes and for the status. Its caller is checked again
+//! each second ([`StreamCaller`]): a lost grant ends the stream, and a credential that no
+//! longer holds (revoked token, ended session, changed password, disabled account) ends it
+//! with `event: unauthenticated`, `data:` an `ApiError`. Memory per follower is bounded:
 //! each wake reads at most [`LINES_PER_EVENT`] lines (plus the rest of the last chunk), and
 //! the next read waits until the client has taken the event.
 
@@ -31,12 +34,12 @@ use tokio::time::Instant;
 use super::guard::{logs_access, LogsGuard};
 use super::logs::{filter_of, log_query};
 use super::query::QueryParams;
-use crate::auth::resolve::load_caller;
-use crate::auth::AuthMethod;
+use super::stream_caller::{end_event, StreamCaller, RECHECK};
+use crate::auth::proof::Proof;
 use crate::logs::chunk;
 use crate::logs::query::{self, Filter};
 use crate::logs::{store, wire, LogStore, Newest};
-use crate::{AppState, Error, Store};
+use crate::{AppState, Error};
 
 /// Most lines read per wake-up (one event; the last chunk read is sent whole).
 pub const LINES_PER_EVENT: usize = 1000;
@@ -56,6 +59,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub async fn stream_logs(
     State(state): State<AppState>,
     guard: LogsGuard,
+    proof: Proof,
     headers: HeaderMap,
     params: QueryParams,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Error> {
@@ -95,11 +99,9 @@ pub async fn stream_logs(
         .as_deref()
         .map(|q| Finder::new(&q.to_ascii_lowercase()).into_owned());
     let follower = Follower {
-        user_id: guard.caller.user_id,
-        method: guard.caller.method,
+        caller: StreamCaller::new(&state.store, proof),
         run_id: guard.run_id.clone(),
         needle,
-        store: state.store.clone(),
         logs,
         live,
         job_run_id: guard.attempt.job_run_id,
@@ -111,6 +113,7 @@ pub async fn stream_logs(
         last_read: None,
         behind: true,
         pending: VecDeque::from([status_event(status).id(wire::follow_cursor(cursor))]),
+        ended: false,
     };
     // Fused, so a layer that polls once more after the end finds it ended.
     let stream = futures_util::stream::unfold(follower, |mut f| async move {
@@ -128,12 +131,10 @@ fn status_event(status: JobRunStatus) -> Event {
 
 /// One client's follow: where it is, what it wants, what it was last told.
 struct Follower {
-    /// Who follows, and how they signed in (their access is checked again as it goes).
-    user_id: i64,
-    method: AuthMethod,
+    /// Who follows (their credential and access are checked again as it goes).
+    caller: StreamCaller,
     /// The run followed.
     run_id: String,
-    store: Store,
     logs: LogStore,
     live: watch::Receiver<Newest>,
     job_run_id: i64,
@@ -150,17 +151,20 @@ struct Follower {
     /// Whether lines may be waiting beyond the cursor (read before sleeping).
     behind: bool,
     pending: VecDeque<Event>,
+    /// Whether the stream ends once `pending` is sent.
+    ended: bool,
 }
 
 impl Follower {
-    /// The next event to send; `None` ends the stream (server shutdown or a failure, after
-    /// which the client reconnects and resumes).
+    /// The next event to send; `None` ends the stream (server shutdown, lost access or a
+    /// failure, after which the client reconnects and resumes; a credential that no longer
+    /// holds sends its [`end_event`] first).
     async fn next_event(&mut self) -> Option<Event> {
         loop {
             if let Some(e) = self.pending.pop_front() {
                 return Some(e);
             }
-            if self.live.borrow().closing {
+            if self.ended || self.live.borrow().closing {
                 return None;
             }
             if !self.behind {
@@ -173,7 +177,7 @@ impl Follower {
                 tokio::time::sleep_until(t + MIN_GAP).await;
             }
             if let Err(e) = self.read().await {
-                match e {
+                match &e {
                     Error::PermissionDenied { .. }
                     | Error::Unauthenticated(_)
                     | Error::NotFound(_) => tracing::info!(
@@ -184,7 +188,8 @@ impl Follower {
                         tracing::warn!("log follow of job run {} ended: {other:?}", self.job_run_id)
                     }
                 }
-                return None;
+                self.pending.extend(end_event(&e));
+                self.ended = true;
             }
         }
     }
@@ -206,21 +211,18 @@ impl Follower {
     /// Reads what arrived after the cursor (at most [`LINES_PER_EVENT`] lines and the rest
     /// of their chunk) and, at most once per [`POLL`], the job run's status.
     async fn read(&mut self) -> Result<(), Error> {
-        // Access is checked again each second, before reading, for the user as stored now
-        // (groups, admin flag, disabled account): a revoked grant ends the stream within
-        // about a second, and the client's reconnect gets the 403. The status read here is
-        // announced after the lines read below, so a final status follows every line
-        // stored before it.
+        // The caller is checked again each second, before reading: their credential, and
+        // their access as stored now (grants, groups, admin flag): a revoked token or
+        // grant ends the stream within about a second, and the client's reconnect gets the
+        // 401 or 403. The status read here is announced after the lines read below, so a
+        // final status follows every line stored before it.
         let mut checked = None;
-        if self.status_checked.elapsed() >= POLL {
+        if self.status_checked.elapsed() >= RECHECK {
             self.status_checked = Instant::now();
-            let (user_id, method, run_id) = (self.user_id, self.method, self.run_id.clone());
+            let run_id = self.run_id.clone();
             let attempt = self
-                .store
-                .call(move |c| {
-                    let who = load_caller(c, user_id, method)?;
-                    logs_access(c, &who, &run_id)
-                })
+                .caller
+                .check(move |c, who| logs_access(c, who, &run_id))
                 .await?;
             checked = Some(attempt.status);
         }

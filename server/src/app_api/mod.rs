@@ -27,6 +27,7 @@ pub mod run_table;
 pub mod runs_csv;
 pub mod series;
 pub mod series_batch;
+pub(crate) mod stream_caller;
 
 use api_types::{JobLevel, Level};
 

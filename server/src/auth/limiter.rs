@@ -17,7 +17,8 @@
 //! Storage stays bounded: rows older than [`WINDOW`] are deleted on every reservation, a
 //! reservation whose replica died stops counting after [`PENDING_FOR`], and attempts that
 //! get past the budgets are limited by them. Credentials the replica verified before
-//! (the basic-auth cache) do not come here at all (see `resolve::check_password`).
+//! (the basic-auth cache) are asked [`check`] too, so a lockout holds for them, but
+//! reserve nothing (see `resolve::check_password`).
 
 use std::time::Duration;
 

@@ -175,6 +175,7 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
                 req.extensions_mut().insert(CsrfToken(t));
             }
             req.extensions_mut().insert(resolved.caller);
+            req.extensions_mut().insert(resolved.proof);
             next.run(req).await
         }
         Ok(Identity::Node(agent)) => {

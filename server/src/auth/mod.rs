@@ -1,6 +1,7 @@
 //! Identity: who is calling. The auth middleware resolves a [`Caller`] from a session
 //! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
-//! and stores it in the request's extensions; handlers take `caller: Caller`.
+//! and stores it in the request's extensions with the credential by reference
+//! ([`proof::Proof`], which open streams check again); handlers take `caller: Caller`.
 
 pub mod bootstrap;
 pub mod credentials;
@@ -9,6 +10,7 @@ pub mod limiter;
 pub mod middleware;
 pub mod node_credentials;
 pub mod password;
+pub mod proof;
 pub mod resolve;
 pub mod secret;
 pub mod session_routes;

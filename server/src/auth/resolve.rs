@@ -8,21 +8,29 @@ use tokio::sync::Semaphore;
 
 use super::credentials::Credential;
 use super::password::{dummy_hash, verify_password};
+use super::proof::{Held, Proof};
 use super::{limiter, sessions, tokens, users, AuthMethod, Caller};
 use crate::util::now_ms;
 use crate::{AppState, Error};
 
-/// A resolved caller and, for session callers, the session's CSRF token.
+/// A resolved caller, the credential by reference and, for session callers, the
+/// session's CSRF token.
 #[derive(Debug, Clone)]
 pub struct Resolved {
     /// Who is calling.
     pub caller: Caller,
+    /// The credential, to check again while a stream stays open.
+    pub proof: Proof,
     /// The CSRF token non-GET requests must echo (sessions only).
     pub csrf_token: Option<String>,
 }
 
 /// The same text for an unknown user and a wrong password.
 pub const BAD_LOGIN: &str = "Invalid username or password.";
+/// The answer to an unknown or revoked API token.
+pub const TOKEN_INVALID: &str = "Invalid or revoked API token.";
+/// The answer to a session cookie whose session ended.
+pub const SESSION_ENDED: &str = "Your session has expired. Sign in again.";
 
 /// Resolves `cred` at time `now_ms`; `addr` is the client address (rate limiting).
 /// Passwords are verified off the database pool (see [`check_password`]).
@@ -36,15 +44,16 @@ pub async fn resolve(
         Credential::Basic { username, secret } if !tokens::looks_like_token(&secret) => {
             // A locked-out program gets 401, not 429: the mlflow client retries 429 with
             // back-off for minutes, while 401 fails at once with the lockout message.
-            let user_id = check_password(state, &username, &secret, addr)
+            let (user_id, phc) = check_password(state, &username, &secret, addr)
                 .await
                 .map_err(|e| match e {
                     Error::TooManyRequests(message) => Error::Unauthenticated(message),
                     other => other,
                 })?;
+            let proof = Proof::password(&username, phc);
             state
                 .store
-                .call(move |c| plain(load_caller(c, user_id, AuthMethod::Basic)?))
+                .call(move |c| plain(load_caller(c, user_id, AuthMethod::Basic)?, proof))
                 .await
         }
         other => {
@@ -64,22 +73,22 @@ fn resolve_other(conn: &Conn, cred: Credential, now_ms: i64) -> Result<Resolved,
         Credential::Session(id, proxy) => match sessions::resolve_session(conn, &id, now_ms)? {
             Some(s) => Ok(Resolved {
                 caller: load_caller(conn, s.user_id, AuthMethod::Session)?,
+                proof: Proof::session(&id, proxy),
                 csrf_token: Some(s.csrf_token),
             }),
             None => match proxy {
                 Some(name) => by_proxy(conn, &name),
-                None => Err(Error::Unauthenticated(
-                    "Your session has expired. Sign in again.".into(),
-                )),
+                None => Err(Error::Unauthenticated(SESSION_ENDED.into())),
             },
         },
         Credential::Proxy(name) => by_proxy(conn, &name),
     }
 }
 
-fn plain(caller: Caller) -> Result<Resolved, Error> {
+fn plain(caller: Caller, proof: Proof) -> Result<Resolved, Error> {
     Ok(Resolved {
         caller,
+        proof,
         csrf_token: None,
     })
 }
@@ -91,13 +100,13 @@ fn by_token(
     method: AuthMethod,
     now_ms: i64,
 ) -> Result<Resolved, Error> {
-    let invalid = || Error::Unauthenticated("Invalid or revoked API token.".into());
+    let invalid = || Error::Unauthenticated(TOKEN_INVALID.into());
     let user_id = tokens::resolve_token(conn, token, now_ms)?.ok_or_else(invalid)?;
     let caller = load_caller(conn, user_id, method).map_err(|_| invalid())?;
     if username.is_some_and(|u| u != caller.username) {
         return Err(invalid());
     }
-    plain(caller)
+    plain(caller, Proof::token(token, method))
 }
 
 /// Most password verifications (argon2, CPU-bound) running at once: half the cores (at
@@ -111,45 +120,47 @@ fn verify_slots() -> &'static Semaphore {
     })
 }
 
-/// Verifies a password; returns the user id. The user row is read first, with a short
-/// pooled query: credentials this replica verified before against the same stored hash (the
-/// basic-auth cache; the mlflow client sends them on every request) succeed without more
-/// work. Any other attempt is reserved with the sign-in limiter, in the database, before
-/// the password is checked (parallel attempts on any replica cannot overrun it); argon2
-/// runs on the blocking pool without holding a database connection, on at most half the
-/// cores at a time. Unknown users, wrong passwords and disabled accounts get the same
-/// answer after the same work.
+/// Verifies a password; returns the user id and the stored hash it was verified against
+/// (an open stream checks that it is still the user's). One short pooled query reads the
+/// user row and asks the sign-in limiter (read-only) whether `username` may try from
+/// `addr`: a refused attempt is refused whatever its password, even one this replica
+/// verified before (else the right guess would pass a lockout at once, and tell the
+/// guesser so). Credentials verified before against the same stored hash (the basic-auth
+/// cache; the mlflow client sends them on every request) then succeed without more work.
+/// Any other attempt is reserved with the limiter, in the database, before the password
+/// is checked (parallel attempts on any replica cannot overrun it); argon2 runs on the
+/// blocking pool without holding a database connection, on at most half the cores at a
+/// time. Unknown users, wrong passwords and disabled accounts get the same answer after
+/// the same work.
 pub async fn check_password(
     state: &AppState,
     username: &str,
     password: &str,
     addr: &str,
-) -> Result<i64, Error> {
+) -> Result<(i64, String), Error> {
     let auth = state.auth.clone();
-    let name = username.to_string();
-    let row = state
-        .store
-        .call(move |c| users::login_row(c, &name))
-        .await?;
-    if let Some((user_id, Some(h), false)) = &row {
-        if auth.basic_cache.verified(username, password, h) {
-            return Ok(*user_id);
-        }
-    }
     let limited = |l: limiter::Limited| {
         Error::TooManyRequests(format!(
             "Too many failed sign-in attempts. Try again in {} seconds.",
             l.retry_after_secs
         ))
     };
-    // A read first, so a flood of refused attempts costs no write.
+    // Reads first, so a flood of refused attempts costs no write.
     let (user, from) = (username.to_string(), addr.to_string());
-    if let Some(l) = state
+    let (row, refused) = state
         .store
-        .call(move |c| limiter::check(c, &user, &from, now_ms()))
-        .await?
-    {
+        .call(move |c| {
+            let row = users::login_row(c, &user)?;
+            Ok((row, limiter::check(c, &user, &from, now_ms())?))
+        })
+        .await?;
+    if let Some(l) = refused {
         return Err(limited(l));
+    }
+    if let Some((user_id, Some(h), false)) = &row {
+        if auth.basic_cache.verified(username, password, h) {
+            return Ok((*user_id, h.clone()));
+        }
     }
     let (user, from) = (username.to_string(), addr.to_string());
     let reservation = state
@@ -176,7 +187,7 @@ pub async fn check_password(
     let outcome = match (ok, row) {
         (true, Some((user_id, Some(h), false))) => {
             auth.basic_cache.remember(username, password, &h);
-            Ok(user_id)
+            Ok((user_id, h))
         }
         _ => Err(Error::Unauthenticated(BAD_LOGIN.into())),
     };
@@ -188,6 +199,34 @@ pub async fn check_password(
     outcome
 }
 
+/// The caller `proof` stands for at `now`, as a new request with its credential would be
+/// resolved (the same lookups, read-only: nothing refreshed or recorded);
+/// `Unauthenticated` once the token is revoked, the session ended (signed out,
+/// expired, ended by a password change or by disabling), the password changed, or
+/// the account is disabled or deleted.
+pub fn recheck(conn: &Conn, proof: &Proof, now: i64) -> Result<Caller, Error> {
+    let refused = |message: &str| Error::Unauthenticated(message.into());
+    let user_id = match &proof.held {
+        Held::Token(key) => tokens::token_user(conn, key)?.ok_or_else(|| refused(TOKEN_INVALID))?,
+        Held::Session(key, proxy) => match sessions::session_user(conn, key, now)? {
+            Some(id) => id,
+            None => {
+                // The fallback of a new request: the proxy's user (created then, so
+                // only looked up here).
+                let name = proxy.as_deref().ok_or_else(|| refused(SESSION_ENDED))?;
+                let id = users::find_user_id(conn, name)?.ok_or_else(|| refused(SESSION_ENDED))?;
+                return load_caller(conn, id, AuthMethod::Proxy);
+            }
+        },
+        Held::Password { username, phc } => match users::login_row(conn, username)? {
+            Some((id, Some(stored), false)) if stored == *phc => id,
+            _ => return Err(refused(BAD_LOGIN)),
+        },
+        Held::Proxy(id) => *id,
+    };
+    load_caller(conn, user_id, proof.method)
+}
+
 fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {
     let user_id = match users::find_user_id(conn, username)? {
         Some(id) => id,
@@ -196,7 +235,10 @@ fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {
             other => other,
         })?,
     };
-    plain(load_caller(conn, user_id, AuthMethod::Proxy)?)
+    plain(
+        load_caller(conn, user_id, AuthMethod::Proxy)?,
+        Proof::proxy(user_id),
+    )
 }
 
 /// The caller for `user_id`; `Unauthenticated` if the user is gone or disabled.
@@ -216,3 +258,6 @@ pub fn load_caller(conn: &Conn, user_id: i64, method: AuthMethod) -> Result<Call
         method,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -34,7 +34,7 @@ pub async fn create_session(
         Error::BadRequest("Send JSON {\"username\": ..., \"password\": ...}.".into())
     })?;
     let addr = client_addr(&state.auth.settings, &headers, &ext);
-    let user_id = check_password(&state, &login.username, &login.password, &addr).await?;
+    let (user_id, _) = check_password(&state, &login.username, &login.password, &addr).await?;
     let (me, id) = state
         .store
         .call(move |conn| {

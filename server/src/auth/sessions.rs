@@ -39,36 +39,52 @@ pub fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession,
     conn.execute(
         "INSERT INTO sessions (session_hash, user_id, csrf_token, created, last_seen)
          VALUES (?1, ?2, ?3, ?4, ?4)",
-        crate::db::params![sha256_hex(&session.id), user_id, session.csrf_token, now],
+        crate::db::params![session_key(&session.id), user_id, session.csrf_token, now],
     )?;
     Ok(session)
+}
+
+/// The key the session behind cookie value `id` is stored under (its SHA-256 digest): what
+/// [`resolve_session`] looks up, and what an open stream keeps to check the session again
+/// ([`session_user`]).
+pub fn session_key(id: &str) -> String {
+    sha256_hex(id)
+}
+
+/// A stored session: `(user_id, csrf_token, created, last_seen)`.
+type Row = (i64, String, i64, i64);
+
+/// The session stored under `key` and whether it has expired at `now`.
+fn stored(conn: &Conn, key: &str, now: i64) -> Result<Option<(Row, bool)>, Error> {
+    // Cached: every signed-in browser request runs it.
+    let row: Option<Row> = conn
+        .prepare_cached(
+            "SELECT user_id, csrf_token, created, last_seen FROM sessions WHERE session_hash = ?1",
+        )?
+        .query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    Ok(row.map(|row @ (_, _, created, last_seen)| {
+        let expired = now - last_seen > IDLE_TIMEOUT_MS || now - created > ABSOLUTE_TIMEOUT_MS;
+        (row, expired)
+    }))
 }
 
 /// The live session behind cookie value `id` at time `now`, refreshing its idle timer;
 /// an expired session is deleted and `None` returned.
 pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session>, Error> {
-    let hash = sha256_hex(id);
-    // Cached: every signed-in browser request runs it.
-    let row: Option<(i64, String, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT user_id, csrf_token, created, last_seen FROM sessions WHERE session_hash = ?1",
-        )?
-        .query_row([&hash], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })
-        .optional()?;
-    let Some((user_id, csrf_token, created, last_seen)) = row else {
+    let key = session_key(id);
+    let Some(((user_id, csrf_token, _, last_seen), expired)) = stored(conn, &key, now)? else {
         return Ok(None);
     };
-    if now - last_seen > IDLE_TIMEOUT_MS || now - created > ABSOLUTE_TIMEOUT_MS {
-        conn.execute("DELETE FROM sessions WHERE session_hash = ?1", [&hash])?;
+    if expired {
+        conn.execute("DELETE FROM sessions WHERE session_hash = ?1", [&key])?;
         return Ok(None);
     }
     // Refresh at most once a minute: keeps reads from turning into a write each.
     if now - last_seen > 60_000 {
         conn.execute(
             "UPDATE sessions SET last_seen = ?2 WHERE session_hash = ?1",
-            crate::db::params![hash, now],
+            crate::db::params![key, now],
         )?;
     }
     Ok(Some(Session {
@@ -77,11 +93,20 @@ pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session
     }))
 }
 
+/// The user of the session stored under `key` ([`session_key`]) while it is live at `now`:
+/// the lookup of [`resolve_session`], read-only (an open stream checking its session
+/// again neither refreshes its idle timer nor deletes it).
+pub fn session_user(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, Error> {
+    Ok(stored(conn, key, now)?
+        .filter(|(_, expired)| !expired)
+        .map(|((user_id, ..), _)| user_id))
+}
+
 /// Ends the session behind cookie value `id` (no error if it is already gone).
 pub fn delete_session(conn: &Conn, id: &str) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM sessions WHERE session_hash = ?1",
-        [sha256_hex(id)],
+        [session_key(id)],
     )?;
     Ok(())
 }

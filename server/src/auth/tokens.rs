@@ -35,7 +35,7 @@ pub fn create_token(conn: &Conn, user_id: i64, name: &str) -> Result<CreatedToke
     let id = conn.query_row(
         "INSERT INTO api_tokens (user_id, name, prefix, token_hash, created)
          VALUES (?1, ?2, ?3, ?4, ?5) RETURNING token_id",
-        crate::db::params![user_id, name, prefix, sha256_hex(&token), created],
+        crate::db::params![user_id, name, prefix, token_key(&token), created],
         |r| r.get(0),
     )?;
     let info = TokenInfo {
@@ -79,23 +79,32 @@ pub fn revoke_token(conn: &Conn, user_id: i64, token_id: i64) -> Result<(), Erro
     Ok(())
 }
 
+/// The key `token` is stored under (its SHA-256 digest): what [`resolve_token`] looks up,
+/// and what an open stream keeps to check the token again ([`token_user`]).
+pub fn token_key(token: &str) -> String {
+    sha256_hex(token)
+}
+
+/// `(token_id, user_id, last_used)` of the active token stored under `key`.
+fn active_token(conn: &Conn, key: &str) -> Result<Option<(i64, i64, Option<i64>)>, Error> {
+    // Cached: every request with a token runs it (uncached, PostgreSQL would parse it
+    // again each time, a round trip of its own).
+    Ok(conn
+        .prepare_cached(
+            "SELECT token_id, user_id, last_used FROM api_tokens
+             WHERE token_hash = ?1 AND revoked IS NULL",
+        )?
+        .query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?)
+}
+
 /// The user owning the active token `token` at time `now`, recording its use (at most
 /// once a minute, so reads do not each turn into a write).
 pub fn resolve_token(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, Error> {
     if !looks_like_token(token) {
         return Ok(None);
     }
-    let hash = sha256_hex(token);
-    // Cached: every request with a token runs it (uncached, PostgreSQL would parse it
-    // again each time, a round trip of its own).
-    let row: Option<(i64, i64, Option<i64>)> = conn
-        .prepare_cached(
-            "SELECT token_id, user_id, last_used FROM api_tokens
-             WHERE token_hash = ?1 AND revoked IS NULL",
-        )?
-        .query_row([&hash], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    let Some((token_id, user_id, last_used)) = row else {
+    let Some((token_id, user_id, last_used)) = active_token(conn, &token_key(token))? else {
         return Ok(None);
     };
     if last_used.is_none_or(|t| now - t > 60_000) {
@@ -105,4 +114,10 @@ pub fn resolve_token(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, 
         )?;
     }
     Ok(Some(user_id))
+}
+
+/// The user owning the token stored under `key` ([`token_key`]) while it is active: the
+/// lookup of [`resolve_token`], read-only (an open stream checking its token again).
+pub fn token_user(conn: &Conn, key: &str) -> Result<Option<i64>, Error> {
+    Ok(active_token(conn, key)?.map(|(_, user_id, _)| user_id))
 }

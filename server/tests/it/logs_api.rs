@@ -152,15 +152,42 @@ impl LiveServer {
         path: &str,
         body: Option<Value>,
     ) -> reqwest::Response {
+        let auth = format!("Bearer {token}");
+        self.send_with(&[("authorization", &auth)], method, path, body)
+            .await
+    }
+
+    /// The raw response of `method path` with `headers` (a credential of any kind).
+    pub async fn send_with(
+        &self,
+        headers: &[(&str, &str)],
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> reqwest::Response {
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
-        let mut req = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(token);
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         if let Some(b) = body {
             req = req.json(&b);
         }
         req.send().await.expect("request")
+    }
+
+    /// Signs `user` in (`POST /api/v1/session`): the `Cookie` header value and the
+    /// session's CSRF token.
+    pub async fn sign_in(&self, user: &str, password: &str) -> (String, String) {
+        let body = json!({ "username": user, "password": password });
+        let r = self
+            .send_with(&[], "POST", "/api/v1/session", Some(body))
+            .await;
+        assert_eq!(r.status().as_u16(), 200, "sign-in of {user}");
+        let cookie = r.headers()["set-cookie"].to_str().unwrap();
+        let cookie = cookie.split(';').next().unwrap().to_owned();
+        let me: Value = r.json().await.expect("me");
+        (cookie, me["csrf_token"].as_str().expect("csrf").to_owned())
     }
 
     /// An experiment, a job `job` owned by the administrator, a job run of it on `nodes`
@@ -537,13 +564,20 @@ pub struct Events {
 impl Events {
     /// Opens the event stream at `path` of `s` as `token`, resuming after `last_id`.
     pub async fn open(s: &LiveServer, token: &str, path: &str, last_id: Option<&str>) -> Events {
+        let auth = format!("Bearer {token}");
+        let mut headers = vec![("authorization", auth.as_str())];
+        headers.extend(last_id.map(|id| ("last-event-id", id)));
+        Events::open_with(s, &headers, path).await
+    }
+
+    /// Opens the event stream at `path` of `s` with `headers` (a credential of any kind).
+    pub async fn open_with(s: &LiveServer, headers: &[(&str, &str)], path: &str) -> Events {
         let mut req = s
             .http
             .get(format!("{}{path}", s.base))
-            .bearer_auth(token)
             .header("accept", "text/event-stream");
-        if let Some(id) = last_id {
-            req = req.header("last-event-id", id);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
         }
         let resp = req.send().await.expect("stream");
         assert_eq!(resp.status().as_u16(), 200);
@@ -585,6 +619,22 @@ impl Events {
                 .expect("stream failed")
                 .expect("stream ended");
             self.buf.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Everything the stream still sends (unread events included) if it ends within
+    /// `limit`; `Err` with what came so far if it is still open then.
+    pub async fn rest(&mut self, limit: Duration) -> Result<String, String> {
+        let mut rest = std::mem::take(&mut self.buf);
+        let ended = tokio::time::timeout(limit, async {
+            while let Some(chunk) = self.resp.chunk().await.expect("stream failed") {
+                rest.push_str(&String::from_utf8_lossy(&chunk));
+            }
+        })
+        .await;
+        match ended {
+            Ok(()) => Ok(rest),
+            Err(_) => Err(rest),
         }
     }
 

@@ -7,17 +7,15 @@ use api_types::workspace::{LivePoints, RunChange};
 use api_types::{LatestMetric, SeriesPoint, F64};
 use tokio::time::Instant;
 
-use super::{Feed, Out, Pending, MAX_PENDING, RECHECK};
-use crate::auth::AuthMethod;
+use super::{Feed, Out, Pending, StreamCaller, MAX_PENDING, RECHECK};
+use crate::auth::proof::Proof;
 use crate::live::{LiveBus, LiveEvent, CAPACITY};
 use crate::Store;
 
 fn feed(bus: &LiveBus, store: &Store, streamed: &[&str]) -> Feed {
     Feed {
         experiment_id: 1,
-        user_id: 1,
-        method: AuthMethod::Token,
-        store: store.clone(),
+        caller: StreamCaller::new(store, Proof::proxy(1)),
         rx: bus.subscribe(),
         closing: store.logs().subscribe(),
         streamed: streamed
@@ -27,6 +25,7 @@ fn feed(bus: &LiveBus, store: &Store, streamed: &[&str]) -> Feed {
         pending: Pending::default(),
         recheck: Instant::now() + RECHECK,
         last_sent: None,
+        ended: false,
     }
 }
 
@@ -133,7 +132,7 @@ async fn a_stream_that_fell_behind_the_bus_is_told_to_resync() {
             let steps: Vec<i64> = u.series[0].points.iter().map(|p| p.step).collect();
             assert_eq!(steps, [999]);
         }
-        Out::Resync => panic!("a second resync"),
+        other => panic!("a second resync: {other:?}"),
     }
 }
 
@@ -157,6 +156,6 @@ async fn more_pending_than_the_bound_is_dropped_for_a_resync() {
     }
     match next(&mut f).await {
         Out::Update(u) => assert!(u.series.is_empty() && u.latest.len() == 1),
-        Out::Resync => panic!("points of a run not streamed were held"),
+        other => panic!("points of a run not streamed were held: {other:?}"),
     }
 }

@@ -165,3 +165,36 @@ fn stays_bounded() {
         })
         .unwrap();
 }
+
+#[test]
+fn a_flood_of_usernames_stays_bounded_and_never_frees_a_locked_pair() {
+    let (_d, store) = store();
+    store
+        .blocking(|c| {
+            // bob signed in from home before (a known pair: the flood's budgets do not
+            // apply to it, so only the pair's own failures can refuse it), then failed.
+            let r = at(c, "bob", "home", T0 - 1).unwrap();
+            finish(c, r, true, T0 - 1).unwrap();
+            for _ in 0..MAX_FAILURES {
+                fail(c, "bob", "home", T0).unwrap();
+            }
+            // A whole window of distinct usernames from a thousand addresses at twice the
+            // global budget's rate: nothing is evicted to make room (rows leave only with
+            // age), so bob's pair stays locked, and the budget keeps the rows bounded.
+            let every = ms(SPRAY_WINDOW) / (2 * GLOBAL_MAX_FAILURES);
+            let n = ms(WINDOW) / every;
+            for i in 0..n {
+                let t = T0 + i * every;
+                let _ = fail(c, &format!("flood{i}"), &format!("a{}", i % 1000), t);
+                if i % 500 == 0 {
+                    assert!(at(c, "bob", "home", t).is_err(), "bob freed at {i}");
+                }
+            }
+            let bound = GLOBAL_MAX_FAILURES * (ms(WINDOW) / ms(SPRAY_WINDOW)) + MAX_FAILURES;
+            assert!(rows(c) <= bound, "{} rows", rows(c));
+            assert!(at(c, "bob", "home", T0 + ms(WINDOW) - 1).is_err());
+            assert!(at(c, "bob", "home", T0 + ms(WINDOW)).is_ok());
+            Ok(())
+        })
+        .unwrap();
+}

@@ -5,5 +5,6 @@
 mod credentials;
 mod headers;
 mod mlflow_users;
+mod open_streams;
 mod session;
 mod tokens;

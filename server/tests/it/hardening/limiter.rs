@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::{Method, StatusCode};
 use server::auth::basic_header;
 
-use crate::helpers::{TestApp, PASSWORD};
+use crate::helpers::{Resp, TestApp, PASSWORD};
 
 const SEARCH: &str = "/api/2.0/mlflow/experiments/search?max_results=1";
 const WRONG: &str = "Invalid username or password.";
@@ -82,4 +82,99 @@ async fn parallel_wrong_attempts_verify_at_most_five_times() {
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+/// The probe's sequence: about 40 other sign-ins (other users and unknown names, right and
+/// wrong, over Basic and sessions, alice and bob among them), then five wrong passwords
+/// and the right one for one user. The right password had been verified before, so this
+/// replica's basic-auth cache knew it: the lockout must hold all the same (401 "Too
+/// many ..." for Basic, 429 for a session sign-in).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lockout_holds_for_a_password_verified_before() {
+    let app = TestApp::new();
+    for name in ["alice", "bob", "carol", "dave"] {
+        app.user(name, false);
+    }
+    let probe: SocketAddr = "10.7.7.7:40000".parse().unwrap();
+    let others: SocketAddr = "10.7.7.8:40000".parse().unwrap();
+    // alice and bob only sign in (their failures come after); carol, dave and unknown
+    // names fail now and then, never five times.
+    let users = ["alice", "bob", "carol", "dave"];
+    for i in 0..40 {
+        let (user, from, password) = match i % 5 {
+            0 | 1 => (users[i % 4].to_string(), probe, PASSWORD.to_string()),
+            2 => (users[i % 4].to_string(), others, PASSWORD.to_string()),
+            3 => (users[2 + i % 2].to_string(), probe, format!("wrong-{i}")),
+            _ => (format!("ghost{i}"), probe, format!("wrong-{i}")),
+        };
+        let r = if i % 2 == 0 {
+            basic(&app, &user, &password, from).await
+        } else {
+            session(&app, &user, &password, from).await
+        };
+        let want = if password == PASSWORD { 200 } else { 401 };
+        assert_eq!(r.status.as_u16(), want, "sign-in {i} as {user}: {}", r.text);
+    }
+
+    for _ in 0..5 {
+        let r = basic(&app, "alice", "not alice's password", probe).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+        assert_eq!(r.body["message"], WRONG);
+    }
+    let by_basic = basic(&app, "alice", PASSWORD, probe).await;
+    for _ in 0..5 {
+        let r = session(&app, "bob", "not bob's password", probe).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    }
+    let by_session = session(&app, "bob", PASSWORD, probe).await;
+    let answers = format!(
+        "Basic: {} {}; session: {} {}",
+        by_basic.status, by_basic.text, by_session.status, by_session.text
+    );
+    assert_eq!(by_basic.status, StatusCode::UNAUTHORIZED, "{answers}");
+    assert!(by_basic.text.contains(LOCKED), "{answers}");
+    assert_eq!(
+        by_session.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{answers}"
+    );
+    assert!(by_session.text.contains(LOCKED), "{answers}");
+
+    // Elsewhere, both still sign in (the lockout is per address).
+    assert_eq!(
+        basic(&app, "alice", PASSWORD, others).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        session(&app, "bob", PASSWORD, others).await.status,
+        StatusCode::OK
+    );
+}
+
+/// A request with HTTP Basic credentials from `from`.
+async fn basic(app: &TestApp, user: &str, password: &str, from: SocketAddr) -> Resp {
+    let auth = basic_header(user, password);
+    app.call_raw(
+        Method::GET,
+        SEARCH,
+        &[("authorization", &auth)],
+        "",
+        "",
+        Some(from),
+    )
+    .await
+}
+
+/// A session sign-in (`POST /api/v1/session`) from `from`.
+async fn session(app: &TestApp, user: &str, password: &str, from: SocketAddr) -> Resp {
+    let body = serde_json::json!({ "username": user, "password": password }).to_string();
+    app.call_raw(
+        Method::POST,
+        "/api/v1/session",
+        &[],
+        "application/json",
+        body,
+        Some(from),
+    )
+    .await
 }
