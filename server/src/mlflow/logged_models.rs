@@ -243,9 +243,7 @@ async fn list_artifacts(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     // Only `mlflow-artifacts:` roots are stored by this server; others list nothing here.
     if let Ok(root) = ArtifactPath::from_uri(&model.artifact_uri) {
         let dir = match &rel {
-            Some(r) => root
-                .join(r)
-                .map_err(|_| Error::InvalidParameter("Invalid path".into()))?,
+            Some(r) => root.join(r)?,
             None => root,
         };
         if let Listing::Dir(entries) = s.artifacts.list(&dir).await.map_err(Error::from)? {
