@@ -146,6 +146,9 @@ def test_versions_aliases_and_stages(client, experiment, unique):
 
     client.set_registered_model_alias(name, "champion", "3")
     assert client.get_model_version_by_alias(name, "champion").aliases == ["champion"]
+    # Search leaves aliases out; no version names its user.
+    searched = {v.version: v for v in client.search_model_versions(f"name = '{name}'")}
+    assert searched["3"].aliases == [] and not searched["3"].user_id
     with raises_code("INVALID_PARAMETER_VALUE", "reserved"):
         client.set_registered_model_alias(name, "latest", "1")
     with raises_code("INVALID_PARAMETER_VALUE", "not found"):

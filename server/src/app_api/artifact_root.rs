@@ -21,7 +21,7 @@ impl Root {
     /// The store path of `rel` (relative to the root); 404 when the root is elsewhere.
     pub fn resolve(&self, rel: &ArtifactPath) -> Result<ArtifactPath, Error> {
         match &self.path {
-            Some(root) => Ok(root.join_path(rel)),
+            Some(root) => root.join_path(rel),
             None => Err(Error::NotFound(format!(
                 "artifacts at '{}' are not stored by this server",
                 self.uri

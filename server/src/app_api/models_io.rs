@@ -17,6 +17,7 @@ use crate::models::logged::{self, LoggedModel, ModelMetric};
 use crate::models::{inputs, registrations};
 use crate::permissions::{require_experiment, require_run};
 use crate::registry::grants::readable_sql;
+use crate::registry::logged_tag;
 use crate::store::Conn;
 use crate::tracking::{experiments, runs};
 use crate::{AppState, Error};
@@ -166,9 +167,9 @@ fn latest_metrics(metrics: &[ModelMetric]) -> Vec<json::LatestMetric> {
         .collect()
 }
 
-/// `GET /api/v1/logged-models/{id}`: an active logged model with its params, tags, latest
-/// linked metrics, experiment name and source run name (when the caller may read that
-/// run). Unknown or deleted: 404.
+/// `GET /api/v1/logged-models/{id}`: an active logged model with its params, tags (its
+/// `mlflow.modelVersions` as the caller may see it), latest linked metrics, experiment
+/// name and source run name (when the caller may read that run). Unknown or deleted: 404.
 pub async fn get_logged_model(
     State(state): State<AppState>,
     guard: LoggedModelGuard<READ>,
@@ -186,7 +187,8 @@ pub async fn get_logged_model(
 }
 
 fn model_detail(c: &mut Conn, caller: &Caller, model_id: &str) -> Result<LoggedModelDetail, Error> {
-    let m = logged::get(c, model_id)?;
+    let mut m = logged::get(c, model_id)?;
+    logged_tag::hide_unreadable(c, caller, std::slice::from_mut(&mut m))?;
     let experiment_name = experiments::get(c, m.experiment_id)?.name;
     let source_run_name = match &m.source_run_id {
         Some(run_id) => match require_run(c, caller, run_id, Level::CanRead) {

@@ -11,15 +11,31 @@ pub const SCHEME: &str = "mlflow-artifacts:";
 /// reachable through an [`ArtifactPath`]).
 pub const UPLOADS_DIR: &str = ".uploads";
 
+/// The longest segment of an [`ArtifactPath`], in bytes: the longest file name most file
+/// systems store (Linux's `NAME_MAX`).
+pub const MAX_SEGMENT_BYTES: usize = 255;
+
+/// The longest [`ArtifactPath`], in bytes: the longest key S3 stores, and well within
+/// Linux's `PATH_MAX` (4096) together with the root folder.
+pub const MAX_PATH_BYTES: usize = 1024;
+
 /// A validated path relative to the artifact root, `/`-separated: no `..`, `.` or empty
 /// segment, not absolute, no NUL, backslash or control character, never under
-/// [`UPLOADS_DIR`]. The empty path is the root itself ([`ArtifactPath::root`]).
+/// [`UPLOADS_DIR`], no segment over [`MAX_SEGMENT_BYTES`] and at most [`MAX_PATH_BYTES`]
+/// in all. The empty path is the root itself ([`ArtifactPath::root`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ArtifactPath(String);
 
 /// MLflow's answer to an unsafe path (`validate_path_is_safe`).
 fn invalid() -> Error {
     Error::InvalidParameter("Invalid path".into())
+}
+
+/// A path over [`MAX_PATH_BYTES`] (which the storage could not hold: a 400, not its 500).
+fn too_long(len: usize) -> Error {
+    Error::InvalidParameter(format!(
+        "Invalid path: it is {len} bytes long, over the limit of {MAX_PATH_BYTES} bytes"
+    ))
 }
 
 impl ArtifactPath {
@@ -54,6 +70,16 @@ impl ArtifactPath {
             if seg.is_empty() || seg == "." || seg == ".." || (i == 0 && seg == UPLOADS_DIR) {
                 return Err(invalid());
             }
+            if seg.len() > MAX_SEGMENT_BYTES {
+                return Err(Error::InvalidParameter(format!(
+                    "Invalid path: a path segment is {} bytes long, over the limit of \
+                     {MAX_SEGMENT_BYTES} bytes",
+                    seg.len()
+                )));
+            }
+        }
+        if trimmed.len() > MAX_PATH_BYTES {
+            return Err(too_long(trimmed.len()));
         }
         Ok(ArtifactPath(trimmed.to_owned()))
     }
@@ -116,16 +142,23 @@ impl ArtifactPath {
     /// `self/rel`, with `rel` validated (`""` gives `self`).
     pub fn join(&self, rel: &str) -> Result<Self, Error> {
         let rel = Self::parse_or_root(rel)?;
-        Ok(self.join_path(&rel))
+        self.join_path(&rel)
     }
 
-    /// `self/rel` for an already valid `rel`.
-    pub fn join_path(&self, rel: &ArtifactPath) -> Self {
-        match (self.is_root(), rel.is_root()) {
+    /// `self/rel` for an already valid `rel`; refused when the two together are over
+    /// [`MAX_PATH_BYTES`].
+    pub fn join_path(&self, rel: &ArtifactPath) -> Result<Self, Error> {
+        Ok(match (self.is_root(), rel.is_root()) {
             (true, _) => rel.clone(),
             (_, true) => self.clone(),
-            _ => ArtifactPath(format!("{}/{}", self.0, rel.0)),
-        }
+            _ => {
+                let joined = format!("{}/{}", self.0, rel.0);
+                if joined.len() > MAX_PATH_BYTES {
+                    return Err(too_long(joined.len()));
+                }
+                ArtifactPath(joined)
+            }
+        })
     }
 
     /// This path relative to `base` (`Some("")` when equal), if it lies under `base`.
@@ -186,6 +219,27 @@ mod tests {
         }
         // Not at the root, `.uploads` is a plain name.
         assert!(ArtifactPath::parse("1/.uploads").is_ok());
+    }
+
+    #[test]
+    fn long_segments_and_paths_are_refused() {
+        let longest = "x".repeat(MAX_SEGMENT_BYTES);
+        assert!(ArtifactPath::parse(&format!("1/{longest}")).is_ok());
+        // Bytes count, not characters: 128 two-byte characters are 256 bytes.
+        for seg in ["x".repeat(MAX_SEGMENT_BYTES + 1), "é".repeat(128)] {
+            let e = ArtifactPath::parse(&format!("1/{seg}/a")).unwrap_err();
+            assert!(e.to_string().contains("segment is 256 bytes"), "{e}");
+        }
+        let deep = [longest.as_str(); 4].join("/");
+        assert!(ArtifactPath::parse(&deep).is_ok());
+        let e = ArtifactPath::parse(&format!("{deep}/{longest}")).unwrap_err();
+        assert!(
+            e.to_string().contains("over the limit of 1024 bytes"),
+            "{e}"
+        );
+        let base = ArtifactPath::parse(&deep).unwrap();
+        assert!(base.join("a").is_err());
+        assert!(base.join("").is_ok());
     }
 
     #[test]

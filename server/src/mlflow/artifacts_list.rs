@@ -34,7 +34,7 @@ async fn list_artifacts(
     let Ok(root) = ArtifactPath::from_uri(&root_uri) else {
         return Ok(Json(out));
     };
-    let dir = root.join_path(&rel);
+    let dir = root.join_path(&rel)?;
     let Listing::Dir(entries) = s.artifacts.list(&dir).await? else {
         return Ok(Json(out));
     };

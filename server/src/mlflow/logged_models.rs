@@ -19,6 +19,7 @@ use crate::models::inputs::{self, ModelOutput};
 use crate::models::logged::{self, NewModel, Status};
 use crate::models::search::{self, DatasetFilter, OrderBy, Query};
 use crate::permissions as perm;
+use crate::registry::logged_tag;
 use crate::routes::{Access, Route};
 use crate::tracking::filter::MAX_ORDER_BY;
 use crate::tracking::{experiments, page_token, runs};
@@ -103,27 +104,39 @@ async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply
                 Err(e) => return Err(e),
             }
         }
-        logged::create(c, new)
+        let mut model = logged::create(c, new)?;
+        logged_tag::hide_unreadable(c, &caller, std::slice::from_mut(&mut model))?;
+        Ok(model)
     })
     .await?;
     model_reply(model)
 }
 
 /// `GET logged-models/{model_id}` (`allow_deleted=true` finds deleted ones too).
-async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+async fn get(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let model_id = f.req_str("model_id")?;
     let allow_deleted = f.opt_bool("allow_deleted")?.unwrap_or(false);
-    let model = read(&s, move |c| logged::get_with(c, &model_id, allow_deleted)).await?;
+    let model = read(&s, move |c| {
+        let mut model = logged::get_with(c, &model_id, allow_deleted)?;
+        logged_tag::hide_unreadable(c, &caller, std::slice::from_mut(&mut model))?;
+        Ok(model)
+    })
+    .await?;
     model_reply(model)
 }
 
 /// `PATCH logged-models/{model_id}`: sets the status (finalize).
-async fn finalize(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+async fn finalize(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let model_id = f.req_str("model_id")?;
     let status = f
         .opt_enum("status", Status::parse)?
         .ok_or_else(|| f.missing("status"))?;
-    let model = write(&s, move |c| logged::finalize(c, &model_id, status)).await?;
+    let model = write(&s, move |c| {
+        let mut model = logged::finalize(c, &model_id, status)?;
+        logged_tag::hide_unreadable(c, &caller, std::slice::from_mut(&mut model))?;
+        Ok(model)
+    })
+    .await?;
     model_reply(model)
 }
 
@@ -198,8 +211,9 @@ fn datasets(f: &Fields) -> Result<Vec<DatasetFilter>, Error> {
         .collect()
 }
 
-/// `POST logged-models/search`
-async fn search_models(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+/// `POST logged-models/search`; each model's `mlflow.modelVersions` tag as the caller may
+/// see it, and no filter on that tag but an administrator's (see `registry::logged_tag`).
+async fn search_models(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let ids = f.str_list("experiment_ids")?;
     if ids.is_empty() {
         return Err(f.missing("experiment_ids").into());
@@ -215,7 +229,13 @@ async fn search_models(State(s): State<AppState>, Msg(f): Msg) -> Reply {
         offset,
         limit,
     };
-    let (models, more) = read(&s, move |c| search::search(c, &q)).await?;
+    logged_tag::check_search_filter(&caller, &q.filter)?;
+    let (models, more) = read(&s, move |c| {
+        let (mut models, more) = search::search(c, &q)?;
+        logged_tag::hide_unreadable(c, &caller, &mut models)?;
+        Ok((models, more))
+    })
+    .await?;
     let mut out = serde_json::Map::new();
     if !models.is_empty() {
         let models: Vec<LoggedModelJson> = models.into_iter().map(Into::into).collect();
@@ -243,9 +263,7 @@ async fn list_artifacts(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     // Only `mlflow-artifacts:` roots are stored by this server; others list nothing here.
     if let Ok(root) = ArtifactPath::from_uri(&model.artifact_uri) {
         let dir = match &rel {
-            Some(r) => root
-                .join(r)
-                .map_err(|_| Error::InvalidParameter("Invalid path".into()))?,
+            Some(r) => root.join(r)?,
             None => root,
         };
         if let Listing::Dir(entries) = s.artifacts.list(&dir).await.map_err(Error::from)? {

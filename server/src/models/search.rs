@@ -6,7 +6,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use super::logged::{self, LoggedModel, Status, COLUMNS};
-use crate::store::sql::{ilike, like, like_pattern, Dialect};
+use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
 use crate::tracking::filter::{excerpt, parse_filter, Clause, Ident, Literal, Op};
 use crate::Error;
 
@@ -205,12 +205,18 @@ fn compile_clause(d: Dialect, c: &Clause, datasets: Option<&Sql>) -> Result<Sql,
             }
         }
         Target::Attr(col, numeric) => {
-            let (cmp, params) = comparison(d, c, numeric)?;
-            let col = match col {
+            let (cmp, mut params) = comparison(d, c, numeric)?;
+            let mut col = match col {
                 // Stored as a number, compared as MLflow's string id.
                 "experiment_id" => "CAST(m.experiment_id AS TEXT)".to_string(),
                 other => format!("m.{other}"),
             };
+            // A time: an integer column.
+            if let [Value::Real(n)] = params[..] {
+                let bound;
+                (col, bound) = integer_column_vs(&col, n);
+                params = vec![bound];
+            }
             Sql {
                 text: format!("{col} {cmp}"),
                 params,

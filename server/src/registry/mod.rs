@@ -6,6 +6,7 @@
 pub mod aliases;
 pub mod grants;
 mod ids;
+pub mod logged_tag;
 pub mod model;
 pub mod models;
 pub mod search;

@@ -337,7 +337,7 @@ pub fn search_models(
 /// Model versions of registered models that `readable` admits (over
 /// `v.registered_model_id`) matching `filter`, ordered by `order_by` (default: last
 /// updated first, then name, then version descending), skipping `offset`, at most `limit`,
-/// each with its tags and aliases.
+/// each with its tags but not its aliases (MLflow's `model-versions/search` has none).
 pub fn search_versions(
     conn: &Conn,
     readable: &ReadableSql,
@@ -363,6 +363,6 @@ pub fn search_versions(
         .query_map(crate::db::params_from_iter(q.params), versions::from_row)?
         .collect::<Result<_, _>>()?;
     rows.into_iter()
-        .map(|(id, mv)| versions::load(conn, id, mv, true))
+        .map(|(id, mv)| versions::load(conn, id, mv, false))
         .collect()
 }

@@ -305,34 +305,3 @@ pub fn count_and_latest(conn: &Conn, id: i64) -> Result<(u64, Option<i64>), Erro
         )?
         .query_row([id], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
 }
-
-/// The logged-model tag listing the registered versions made from it.
-pub const MODEL_VERSIONS_TAG: &str = "mlflow.modelVersions";
-
-/// Adds `name` / `version` to logged model `model_id`'s [`MODEL_VERSIONS_TAG`] (a JSON list
-/// of `{"name", "version"}`), as MLflow's server does when it registers a logged model
-/// (nothing when the logged model was deleted since).
-pub fn tag_logged_model(
-    conn: &Conn,
-    model_id: &str,
-    name: &str,
-    version: i64,
-) -> Result<(), Error> {
-    use crate::models::logged;
-    let model = match logged::get(conn, model_id) {
-        Err(Error::NotFound(_)) => return Ok(()),
-        other => other?,
-    };
-    let mut list: Vec<serde_json::Value> = model
-        .tags
-        .iter()
-        .find(|(k, _)| k == MODEL_VERSIONS_TAG)
-        .and_then(|(_, v)| serde_json::from_str(v).ok())
-        .unwrap_or_default();
-    let entry = serde_json::json!({"name": name, "version": version});
-    if !list.contains(&entry) {
-        list.push(entry);
-    }
-    let value = serde_json::Value::Array(list).to_string();
-    logged::set_tags(conn, model_id, &[(MODEL_VERSIONS_TAG.to_string(), value)])
-}

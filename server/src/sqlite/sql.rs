@@ -8,6 +8,8 @@ use serde::Serialize;
 
 pub use crate::db::Dialect;
 
+use crate::db::Value;
+
 use crate::Error;
 
 /// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...` (or a
@@ -93,6 +95,17 @@ pub fn like_pattern(d: Dialect, pattern: &str) -> String {
     match d {
         Dialect::Sqlite => like_to_glob(pattern),
         Dialect::Postgres => pattern.to_owned(),
+    }
+}
+
+/// The integer column `col`, as a search compares it with the number `n`, and the value to
+/// bind: `n` as an integer where it is one (so an index on `col` serves), else `col` read
+/// as a float, because PostgreSQL binds no fraction or infinity to an integer parameter.
+pub fn integer_column_vs(col: &str, n: f64) -> (String, Value) {
+    if n.fract() == 0.0 && n.abs() < 9.2e18 {
+        (col.to_owned(), Value::Integer(n as i64))
+    } else {
+        (format!("CAST({col} AS DOUBLE PRECISION)"), Value::Real(n))
     }
 }
 

@@ -12,7 +12,7 @@ use crate::auth::Caller;
 use crate::error::MlflowError;
 use crate::mlflow::fields::Fields;
 use crate::registry::versions::NewVersion;
-use crate::registry::{grants, search, source, validate, versions, Stage};
+use crate::registry::{grants, logged_tag, search, source, validate, versions, Stage};
 use crate::tracking::page_token;
 use crate::{AppState, Error};
 
@@ -44,7 +44,7 @@ pub async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
         new.model_id = resolved.model_id;
         let mv = versions::create(c, &name, &new)?;
         if let Some(model_id) = &mv.model_id {
-            versions::tag_logged_model(c, model_id, &name, mv.version)?;
+            logged_tag::tag_logged_model(c, model_id, &name, mv.version)?;
         }
         Ok(mv)
     })

@@ -14,16 +14,15 @@ fn tags(list: &[(String, String)]) -> Value {
     )
 }
 
-/// A model version.
+/// A model version. Never a `user_id`: MLflow's server leaves it empty (runlens keeps who
+/// registered a version for its own Models pages only). `aliases` only where `mv` holds
+/// them (not in `model-versions/search`, as in MLflow).
 pub fn version(mv: &ModelVersion) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(mv.name));
     m.insert("version".into(), json!(mv.version.to_string()));
     m.insert("creation_timestamp".into(), json!(mv.creation_time));
     m.insert("last_updated_timestamp".into(), json!(mv.last_updated_time));
-    if !mv.user_id.is_empty() {
-        m.insert("user_id".into(), json!(mv.user_id));
-    }
     m.insert("current_stage".into(), json!(mv.stage.as_str()));
     m.insert("description".into(), json!(mv.description));
     m.insert("source".into(), json!(mv.source));

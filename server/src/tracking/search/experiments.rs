@@ -5,7 +5,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, like, like_pattern, Dialect};
+use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
 use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
 use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use crate::tracking::model::Experiment;
@@ -78,7 +78,14 @@ fn compile_clause(d: Dialect, c: &Clause) -> Result<(String, Vec<Value>), Error>
         op => format!("{} ?", op.as_str()),
     };
     Ok(match field {
-        Field::Column(col, _) => (format!("e.{col} {cmp}"), vec![value]),
+        Field::Column(col, _) => match value {
+            // A time: an integer column.
+            Value::Real(n) => {
+                let (col, bound) = integer_column_vs(&format!("e.{col}"), n);
+                (format!("{col} {cmp}"), vec![bound])
+            }
+            value => (format!("e.{col} {cmp}"), vec![value]),
+        },
         Field::Tag(key) => (
             format!(
                 "EXISTS (SELECT 1 FROM experiment_tags t WHERE t.experiment_id = e.experiment_id \

@@ -134,6 +134,17 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
                 "`order_by` contains duplicate fields: {order_by:?}"
             )));
         }
+        if let Field::Dataset(_) = field {
+            return Err(Error::InvalidParameter(format!(
+                "Invalid order_by clause '{clause}': datasets are not orderable"
+            )));
+        }
+        // Run ids are unique: the clauses after one cannot change the order, so they add no
+        // key, and `r.run_uuid` stays the last key (a page's token ends with the run id).
+        if seen.contains(&Field::Attr(Attr::RunId)) {
+            seen.push(field);
+            continue;
+        }
         let alias = format!("o{i}");
         let join = |table: &str, joins: &mut Sql, key: &str| {
             joins.text.push_str(&format!(
@@ -187,11 +198,7 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
                 }
                 keys.push(value(col));
             }
-            Field::Dataset(_) => {
-                return Err(Error::InvalidParameter(format!(
-                    "Invalid order_by clause '{clause}': datasets are not orderable"
-                )))
-            }
+            Field::Dataset(_) => {} // refused above
         }
         if i > 0 {
             if let Some(r) = ranked.as_mut() {
@@ -203,13 +210,15 @@ pub(super) fn compile(order_by: &[String]) -> Result<Order, Error> {
         }
         seen.push(field);
     }
-    if !seen.contains(&Field::Attr(Attr::StartTime)) {
-        keys.push(SortKey {
-            expr: "r.start_time".into(),
-            desc: true,
-        });
-    }
+    // MLflow's tie-breakers, where the clauses leave ties: an order with the run id is
+    // total already.
     if !seen.contains(&Field::Attr(Attr::RunId)) {
+        if !seen.contains(&Field::Attr(Attr::StartTime)) {
+            keys.push(SortKey {
+                expr: "r.start_time".into(),
+                desc: true,
+            });
+        }
         keys.push(asc("r.run_uuid".into()));
     }
     Ok(Order {

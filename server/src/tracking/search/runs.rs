@@ -8,7 +8,7 @@ use super::fields::Field;
 use super::order::{after, terms, Order, Ranked};
 use super::{cursor, order, Sql};
 use crate::db::OptionalExtension;
-use crate::store::sql::{ilike, like, like_pattern, Dialect};
+use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
 use crate::Error;
@@ -520,8 +520,8 @@ pub(super) fn matching_as(
 fn compile_clause(d: Dialect, clause: &Clause) -> Result<Sql, Error> {
     let field = Field::resolve(&clause.ident)?;
     field.check_op(clause.op)?;
-    let value = field.bind_value(clause)?;
-    let (cmp, value) = comparison(d, clause.op, value);
+    let literal = field.bind_value(clause)?;
+    let (cmp, mut value) = comparison(d, clause.op, literal.clone());
     // The run's row is found by its primary key (run, key). On SQLite the value is written
     // `+x.value`, which no index may serve: else the planner can pick the (key, value)
     // sort index instead and read every run's row that has the value, for each run
@@ -540,7 +540,16 @@ fn compile_clause(d: Dialect, clause: &Clause) -> Result<Sql, Error> {
         Field::Metric(k) => (sub("latest_metrics", " AND x.is_nan = 0"), Some(k)),
         Field::Param(k) => (sub("params", ""), Some(k)),
         Field::Tag(k) => (sub("tags", ""), Some(k)),
-        Field::Attr(a) => (format!("r.{} {cmp}", a.column()), None),
+        Field::Attr(a) => {
+            let mut col = format!("r.{}", a.column());
+            // A time: an integer column.
+            if let Literal::Number(n) = literal {
+                let bound;
+                (col, bound) = integer_column_vs(&col, n);
+                value = vec![bound];
+            }
+            (format!("{col} {cmp}"), None)
+        }
         // Any of the run's dataset inputs (`dataset_inputs`, `datasets`, `input_tags`).
         Field::Dataset(k) => (dataset_exists(k, &cmp), None),
     };

@@ -5,6 +5,7 @@
 
 mod app_routes;
 mod crash;
+mod path_limits;
 mod proxy;
 mod s3;
 

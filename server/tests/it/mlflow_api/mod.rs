@@ -5,4 +5,5 @@ mod experiments;
 mod logging;
 mod metrics;
 mod runs;
+mod search_grammar;
 mod transport;

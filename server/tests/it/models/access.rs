@@ -174,3 +174,145 @@ async fn models_follow_their_experiment() {
         403
     );
 }
+
+/// A logged model's `mlflow.modelVersions` tag names registered models, which have their
+/// own grants: a reader of the logged model's experiment sees only the entries of the
+/// registered models they may read, on every route that shows the model, and cannot
+/// search by that tag; the owner of the private model sees it whole.
+#[tokio::test]
+async fn private_registered_model_names_stay_out_of_a_logged_models_tag() {
+    let app = TestApp::new();
+    let alice = app.user_token("alice", false);
+    let bob = app.user_token("bob", false);
+    let ml = |p: &str| format!("/api/2.0/mlflow{p}");
+    let ok = |(s, v): (u16, serde_json::Value)| {
+        assert_eq!(s, 200, "{v}");
+        v
+    };
+    let exp = ok(app
+        .call_as(
+            &alice,
+            "POST",
+            &ml("/experiments/create"),
+            Some(json!({"name": "shared-models"})),
+        )
+        .await)["experiment_id"]
+        .as_str()
+        .expect("experiment")
+        .to_owned();
+    grant(&app, &exp, "bob", Level::CanRead);
+    let model = ok(app
+        .call_as(
+            &alice,
+            "POST",
+            &ml("/logged-models"),
+            Some(json!({"experiment_id": exp, "name": "net"})),
+        )
+        .await)["model"]["info"]["model_id"]
+        .as_str()
+        .expect("model id")
+        .to_owned();
+    // Two registered models: one private to alice, one she shares with bob.
+    for name in ["alice-secret", "team-shared"] {
+        let create = json!({"name": name});
+        ok(app
+            .call_as(
+                &alice,
+                "POST",
+                &ml("/registered-models/create"),
+                Some(create),
+            )
+            .await);
+        let version = json!({"name": name, "source": format!("models:/{model}"),
+                             "model_id": model});
+        ok(app
+            .call_as(&alice, "POST", &ml("/model-versions/create"), Some(version))
+            .await);
+    }
+    let share = json!({"name": "team-shared", "username": "bob", "permission": "READ"});
+    ok(app
+        .call_as(
+            &alice,
+            "POST",
+            &ml("/registered-models/permissions/create"),
+            Some(share),
+        )
+        .await);
+
+    let search = json!({"experiment_ids": [exp]});
+    let reads = [
+        ("GET", format!("/api/v1/logged-models/{model}"), None),
+        ("GET", ml(&format!("/logged-models/{model}")), None),
+        ("POST", ml("/logged-models/search"), Some(search)),
+        (
+            "PATCH",
+            ml(&format!("/logged-models/{model}")),
+            Some(json!({"status": "LOGGED_MODEL_READY"})),
+        ),
+    ];
+    for (method, uri, body) in &reads {
+        // The PATCH needs CAN_EDIT: alice only.
+        if *method != "PATCH" {
+            let text = ok(app.call_as(&bob, method, uri, body.clone()).await).to_string();
+            assert!(!text.contains("alice-secret"), "{method} {uri}: {text}");
+            assert!(text.contains("team-shared"), "{method} {uri}: {text}");
+        }
+        let text = ok(app.call_as(&alice, method, uri, body.clone()).await).to_string();
+        assert!(text.contains("alice-secret"), "{method} {uri}: {text}");
+        assert!(text.contains("team-shared"), "{method} {uri}: {text}");
+    }
+    // Bob's view of the tag: only the shared model's entry.
+    let v = ok(app
+        .call_as(&bob, "GET", &format!("/api/v1/logged-models/{model}"), None)
+        .await);
+    let tag = v["tags"]
+        .as_array()
+        .and_then(|tags| tags.iter().find(|t| t["key"] == "mlflow.modelVersions"))
+        .expect("tag");
+    let listed: serde_json::Value =
+        serde_json::from_str(tag["value"].as_str().expect("value")).expect("json");
+    assert_eq!(listed, json!([{"name": "team-shared", "version": 1}]));
+
+    // Searching by the tag would spell the name out: refused to all but administrators.
+    let by_tag = json!({"experiment_ids": [exp],
+                        "filter": "tags.`mlflow.modelVersions` LIKE '%alice-s%'"});
+    let (s, v) = app
+        .call_as(
+            &bob,
+            "POST",
+            &ml("/logged-models/search"),
+            Some(by_tag.clone()),
+        )
+        .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (400, Some("INVALID_PARAMETER_VALUE")),
+        "{v}"
+    );
+    let (s, v) = app
+        .call_as(
+            &app.admin_token,
+            "POST",
+            &ml("/logged-models/search"),
+            Some(by_tag),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["models"].as_array().map(Vec::len), Some(1), "{v}");
+
+    // With no readable entry left, the tag itself is gone.
+    let unshare = json!({"name": "team-shared", "username": "bob"});
+    ok(app
+        .call_as(
+            &alice,
+            "DELETE",
+            &ml("/registered-models/permissions/delete"),
+            Some(unshare),
+        )
+        .await);
+    let text = ok(app
+        .call_as(&bob, "GET", &ml(&format!("/logged-models/{model}")), None)
+        .await)
+    .to_string();
+    assert!(!text.contains("modelVersions"), "{text}");
+}
