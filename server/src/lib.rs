@@ -6,6 +6,7 @@ pub mod artifacts;
 pub mod auth;
 pub mod db;
 pub mod demo;
+pub mod downloads;
 pub mod error;
 pub mod grants;
 pub mod headers;
@@ -53,6 +54,8 @@ pub struct AppState {
     pub max_artifact_bytes: u64,
     /// What the MLflow write endpoints commit, for the experiment pages' live streams.
     pub live: live::LiveBus,
+    /// The streamed downloads each user has in progress (zips, logs), capped per user.
+    pub downloads: Arc<downloads::Downloads>,
 }
 
 impl AppState {
@@ -77,6 +80,7 @@ impl AppState {
             artifacts: Arc::new(local),
             max_artifact_bytes: artifacts::DEFAULT_MAX_UPLOAD,
             live,
+            downloads: Arc::default(),
         }
     }
 

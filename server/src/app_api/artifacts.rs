@@ -17,6 +17,7 @@ use crate::artifacts::download::{
 };
 use crate::artifacts::zip::zip_folder;
 use crate::artifacts::{ArtifactPath, Listing, StoreError};
+use crate::auth::Caller;
 use crate::models::logged;
 use crate::tracking::runs;
 use crate::{AppState, Error};
@@ -128,11 +129,18 @@ async fn file(
     }
 }
 
-async fn zip(s: &AppState, root: Root, q: ArtifactQuery) -> Result<Response, Error> {
+/// A folder as a streamed zip; one of `caller`'s download slots while it is sent.
+async fn zip(
+    s: &AppState,
+    caller: &Caller,
+    root: Root,
+    q: ArtifactQuery,
+) -> Result<Response, Error> {
     let rel = ArtifactPath::parse_or_root(&q.path)?;
     let name = rel.file_name().unwrap_or("artifacts").to_owned();
-    let body = zip_folder(s.artifacts.clone(), root.resolve(&rel)?).await?;
-    let mut r = body.into_response();
+    let slot = s.downloads.acquire(caller)?;
+    let body = zip_folder(s.artifacts.clone(), root.resolve(&rel)?, slot.steps()).await?;
+    let mut r = slot.hold(body).into_response();
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -181,7 +189,7 @@ pub async fn run_zip(
 ) -> Result<Response, Error> {
     let q = query(q)?;
     let root = run_root(&s, g.run_id).await?;
-    zip(&s, root, q).await
+    zip(&s, &g.caller, root, q).await
 }
 
 /// `GET /runs/{id}/artifacts/mlmodel?path=`.
@@ -226,7 +234,7 @@ pub async fn model_zip(
 ) -> Result<Response, Error> {
     let q = query(q)?;
     let root = model_root(&s, g.model_id).await?;
-    zip(&s, root, q).await
+    zip(&s, &g.caller, root, q).await
 }
 
 /// `GET /logged-models/{id}/artifacts/mlmodel?path=`.

@@ -1,32 +1,29 @@
 //! Download (`GET /runs/{id}/logs/download`): every line matching the filters, oldest
-//! first, as text, streamed. A blocking thread scans the store on a connection of its own
-//! ([`crate::logs::LogStore::connect`]) and hands blocks of about [`BLOCK_BYTES`] to the
-//! response through a channel of [`BLOCKS_IN_FLIGHT`] blocks, so memory stays bounded
-//! whatever the number of lines and however slow the client; a client that goes away
-//! stops the scan.
+//! first, as text, streamed. The body is made a block of about [`BLOCK_BYTES`] at a time,
+//! only when the response asks for the next one: each block is one short step on the
+//! blocking pool ([`Steps`]) with a pooled connection that takes the scan
+//! ([`query::Scan`]) a block further. Between blocks nothing waits: a client that reads
+//! slowly or not at all holds no thread and no connection, only the paused scan; memory
+//! stays bounded whatever the number of lines; a client that goes away drops the scan.
+//! Each download holds one of its user's download slots ([`crate::downloads`]).
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
-use tokio::sync::{mpsc, oneshot};
 
 use super::guard::LogsGuard;
 use super::logs::{filter_of, log_query};
 use super::query::QueryParams;
-use crate::logs::query::{self, Filter};
+use crate::downloads::Steps;
+use crate::logs::query::{self, Filter, Scan};
 use crate::logs::{wire, Level, LogStore};
+use crate::sqlite::Conn;
 use crate::tracking::runs;
 use crate::{AppState, Error};
 
-/// Bytes of text gathered before a block is sent.
+/// Bytes of text gathered into one block of the body (one step).
 pub const BLOCK_BYTES: usize = 64 * 1024;
-
-/// Blocks buffered between the scan and the response.
-pub const BLOCKS_IN_FLIGHT: usize = 4;
-
-type Block = Result<Bytes, std::io::Error>;
 
 /// `GET /api/v1/runs/{id}/logs/download?node=&level=&level_mode=&q=&since=&until=`: the
 /// matching lines as `text/plain`, one `<RFC3339 UTC ms> <node> <LEVEL or -> <text>` per
@@ -38,6 +35,7 @@ pub async fn download_logs(
     params: QueryParams,
 ) -> Result<Response, Error> {
     let filter = filter_of(&log_query(&params)?);
+    let slot = state.downloads.acquire(&guard.caller)?;
     let run_id = guard.run_id.clone();
     let run_name = state
         .store
@@ -47,7 +45,9 @@ pub async fn download_logs(
         Some(node) => format!("{}-{}.log", file_part(&run_name), file_part(node)),
         None => format!("{}-logs.txt", file_part(&run_name)),
     };
-    let body = stream_lines(state.store.logs().clone(), guard.attempt.attempt_id, filter).await?;
+    let logs = state.store.logs().clone();
+    let body = stream_lines(logs, slot.steps(), guard.attempt.attempt_id, filter).await?;
+    let body = slot.hold(body);
     Ok((
         [
             (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
@@ -83,58 +83,49 @@ fn file_part(name: &str) -> String {
     }
 }
 
-/// The body of a download: starts the scan on a blocking thread and returns once it has
-/// begun (a bad filter is an error here, before any byte is sent).
-async fn stream_lines(logs: LogStore, key: i64, filter: Filter) -> Result<Body, Error> {
-    let (tx, rx) = mpsc::channel::<Block>(BLOCKS_IN_FLIGHT);
-    let (started_tx, started_rx) = oneshot::channel::<Result<(), Error>>();
-    tokio::task::spawn_blocking(move || scan(&logs, key, &filter, started_tx, &tx));
-    started_rx
-        .await
-        .map_err(|_| Error::Internal("log download task ended before it started".into()))??;
+/// The body of a download. The scan starts here (a bad filter is an error here, before
+/// any byte is sent); each block after is made when the response asks for it.
+async fn stream_lines(
+    logs: LogStore,
+    steps: Steps,
+    key: i64,
+    filter: Filter,
+) -> Result<Body, Error> {
+    let start = logs.clone();
+    let scan = steps
+        .run(move || start.read(|c| Ok(query::stream(c, key, &filter)?.into_scan())))
+        .await??;
+    let blocks = futures_util::stream::try_unfold(Some(scan), move |scan| {
+        let (logs, steps) = (logs.clone(), steps.clone());
+        async move {
+            let Some(scan) = scan else {
+                return Ok(None);
+            };
+            let (block, scan) = steps
+                .run(move || logs.read(|c| next_block(c, scan)))
+                .await
+                .and_then(|r| r)
+                .map_err(|e| {
+                    // Aborts the body: the client sees an incomplete download rather than
+                    // a short file.
+                    tracing::error!("log download of key {key} failed: {e:?}");
+                    std::io::Error::other("log download failed")
+                })?;
+            Ok::<_, std::io::Error>((!block.is_empty()).then(|| (Bytes::from(block), scan)))
+        }
+    });
     // Fused: the compression layer polls the body once more after it has ended.
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|block| (block, rx))
-    })
-    .fuse();
-    Ok(Body::from_stream(stream))
+    Ok(Body::from_stream(futures_util::StreamExt::fuse(blocks)))
 }
 
-/// Scans the lines into blocks until the end, a failure (which aborts the body, so the
-/// client sees an incomplete download rather than a short file) or a departed client.
-fn scan(
-    logs: &LogStore,
-    key: i64,
-    filter: &Filter,
-    started: oneshot::Sender<Result<(), Error>>,
-    tx: &mpsc::Sender<Block>,
-) {
-    let conn = match logs.connect() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = started.send(Err(e));
-            return;
-        }
-    };
-    let lines = match query::stream(&conn, key, filter) {
-        Ok(l) => l,
-        Err(e) => {
-            let _ = started.send(Err(e));
-            return;
-        }
-    };
-    if started.send(Ok(())).is_err() {
-        return;
-    }
+/// The next block of text: lines until the block holds [`BLOCK_BYTES`] or the scan ends
+/// (then no scan is handed back; an empty block means nothing was left).
+fn next_block(conn: &Conn, scan: Scan) -> Result<(String, Option<Scan>), Error> {
     let mut block = String::with_capacity(BLOCK_BYTES + 1024);
-    for line in lines {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                tracing::error!("log download of key {key} failed: {e:?}");
-                let _ = tx.blocking_send(Err(std::io::Error::other("log download failed")));
-                return;
-            }
+    let mut lines = scan.on(conn);
+    while block.len() < BLOCK_BYTES {
+        let Some(line) = lines.next().transpose()? else {
+            return Ok((block, None));
         };
         wire::push_text_line(
             &mut block,
@@ -143,16 +134,8 @@ fn scan(
             line.level.map(Level::as_str),
             &line.text,
         );
-        if block.len() >= BLOCK_BYTES {
-            let full = std::mem::replace(&mut block, String::with_capacity(BLOCK_BYTES + 1024));
-            if tx.blocking_send(Ok(Bytes::from(full))).is_err() {
-                return; // the client went away
-            }
-        }
     }
-    if !block.is_empty() {
-        let _ = tx.blocking_send(Ok(Bytes::from(block)));
-    }
+    Ok((block, Some(lines.into_scan())))
 }
 
 #[cfg(test)]

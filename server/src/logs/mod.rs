@@ -69,7 +69,7 @@ pub mod retention;
 pub mod store;
 pub mod wire;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use r2d2::HandleError;
@@ -159,9 +159,6 @@ pub struct LogStore {
     pool: crate::db::Pool,
     writer: Arc<Writer>,
     live: Arc<watch::Sender<Newest>>,
-    /// The SQLite file; `None` on PostgreSQL, where the log tables share the store's
-    /// database.
-    path: Option<PathBuf>,
 }
 
 /// Migrates the log tables in the store's PostgreSQL database.
@@ -212,7 +209,6 @@ impl LogStore {
             pool: crate::db::Pool::Sqlite(pool),
             writer: Arc::default(),
             live: Arc::new(watch::Sender::new(Newest::default())),
-            path: Some(path.to_owned()),
         })
     }
 
@@ -236,27 +232,7 @@ impl LogStore {
             pool: crate::db::Pool::Pg(pool),
             writer: Arc::default(),
             live,
-            path: None,
         }
-    }
-
-    /// A new connection of its own, outside the pool, for a long scan (a download streamed
-    /// to a slow client must not hold one of the pool's few connections).
-    pub fn connect(&self) -> Result<Conn, Error> {
-        let Some(path) = &self.path else {
-            return match self.pool.get()? {
-                crate::db::Pooled::Pg(conn) => Ok(conn),
-                crate::db::Pooled::Sqlite(_) => {
-                    Err(Error::Internal("a SQLite log store without a file".into()))
-                }
-            };
-        };
-        let cannot = |e: crate::db::DbError| {
-            Error::Internal(format!("cannot open logs database {}: {e}", path.display()))
-        };
-        let conn = Conn::open_sqlite(path).map_err(cannot)?;
-        store::configure(&conn).map_err(cannot)?;
-        Ok(conn)
     }
 
     /// A receiver woken after every commit that stored lines (and on shutdown): live

@@ -308,6 +308,16 @@ impl Ord for Pending {
 /// lazily: an iterator of `Result<LogLine, Error>` that borrows a connection.
 pub struct Lines<'c> {
     conn: &'c Conn,
+    scan: Scan,
+}
+
+/// Where a scan of [`Lines`] stands, apart from its connection: a scan paused with
+/// [`Lines::into_scan`] goes on with [`Scan::on`] over another connection later (a
+/// download reads one block a call and holds no connection while its client reads). It
+/// holds the chunk summaries read ahead and the lines of the chunks decompressed but not
+/// yet passed; the chunks it reads are those stored when it started (a chunk never
+/// changes once stored), and a chunk purged since its summary was read is skipped.
+pub struct Scan {
     job_run_id: i64,
     max_id: i64,
     filter: Prepared,
@@ -365,8 +375,7 @@ impl<'c> Lines<'c> {
         } else {
             ChunkOrder::OldestAbove(i64::MIN, i64::MIN)
         };
-        Ok(Lines {
-            conn,
+        let scan = Scan {
             job_run_id,
             max_id,
             filter,
@@ -381,21 +390,38 @@ impl<'c> Lines<'c> {
             ahead: 0,
             scratch: Vec::new(),
             failed: false,
-        })
+        };
+        Ok(Lines { conn, scan })
     }
 
     /// Chunks decompressed so far (the rest were ruled out by their summaries or not
     /// needed yet).
     pub fn chunks_read(&self) -> usize {
-        self.chunks_read
+        self.scan.chunks_read
+    }
+
+    /// Pauses the scan: its state without the connection, to go on with [`Scan::on`]. The
+    /// decompression buffers are let go (the lines not yet passed are kept).
+    pub fn into_scan(self) -> Scan {
+        let mut scan = self.scan;
+        scan.decoded = Decoded::default();
+        scan.scratch = Vec::new();
+        scan
+    }
+}
+
+impl Scan {
+    /// Goes on with the scan, reading with `conn`.
+    pub fn on(self, conn: &Conn) -> Lines<'_> {
+        Lines { conn, scan: self }
     }
 
     /// The next chunk summary in scan order that may hold a match, reading more summaries
     /// when needed.
-    fn peek_meta(&mut self) -> Result<Option<&ChunkMeta>, Error> {
+    fn peek_meta(&mut self, conn: &Conn) -> Result<Option<&ChunkMeta>, Error> {
         while self.metas.is_empty() && !self.metas_done {
             let f = self.filter.chunk_filter(self.job_run_id, self.max_id);
-            let got = store::chunk_metas(self.conn, &f, self.order, METAS_PER_READ)?;
+            let got = store::chunk_metas(conn, &f, self.order, METAS_PER_READ)?;
             self.metas_done = got.len() < METAS_PER_READ;
             if let Some(last) = got.last() {
                 self.order = match self.order {
@@ -411,9 +437,9 @@ impl<'c> Lines<'c> {
     }
 
     /// Decompresses the next chunk and adds its matching lines to the heap.
-    fn load(&mut self, meta: ChunkMeta) -> Result<(), Error> {
+    fn load(&mut self, conn: &Conn, meta: ChunkMeta) -> Result<(), Error> {
         let decoded = &mut self.decoded;
-        match store::with_chunk_data(self.conn, meta.id, |data| decoded.read(data))? {
+        match store::with_chunk_data(conn, meta.id, |data| decoded.read(data))? {
             None => return Ok(()), // purged since the summary was read
             Some(read) => read.map_err(corrupt)?,
         }
@@ -434,10 +460,10 @@ impl<'c> Lines<'c> {
 
     /// Decompresses and searches the next `n` chunks on up to [`WORKERS`] threads (the
     /// blobs are read on this thread: the connection is not shared).
-    fn load_ahead(&mut self, n: usize) -> Result<(), Error> {
+    fn load_ahead(&mut self, conn: &Conn, n: usize) -> Result<(), Error> {
         let mut blobs = Vec::with_capacity(n);
         for meta in self.metas.drain(..n).collect::<Vec<_>>() {
-            if let Some(data) = store::with_chunk_data(self.conn, meta.id, <[u8]>::to_vec)? {
+            if let Some(data) = store::with_chunk_data(conn, meta.id, <[u8]>::to_vec)? {
                 blobs.push((meta, data));
             }
         }
@@ -471,12 +497,12 @@ impl<'c> Lines<'c> {
         Ok(())
     }
 
-    fn step(&mut self) -> Result<Option<LogLine>, Error> {
+    fn step(&mut self, conn: &Conn) -> Result<Option<LogLine>, Error> {
         loop {
             let newest_first = self.newest_first;
             // The time beyond which no unread chunk has lines.
             let unread = self
-                .peek_meta()?
+                .peek_meta(conn)?
                 .map(|m| if newest_first { m.max_ts } else { m.min_ts });
             if let Some(top) = self.heap.peek() {
                 let ts = top.line.key.ts_ms;
@@ -495,11 +521,11 @@ impl<'c> Lines<'c> {
             };
             let n = self.ahead.min(self.metas.len());
             if n > 1 && *WORKERS > 1 {
-                self.load_ahead(n)?;
+                self.load_ahead(conn, n)?;
                 continue;
             }
             match self.metas.pop_front() {
-                Some(meta) => self.load(meta)?,
+                Some(meta) => self.load(conn, meta)?,
                 None => return Ok(None),
             }
         }
@@ -521,11 +547,12 @@ impl Iterator for Lines<'_> {
     type Item = Result<LogLine, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
+        let scan = &mut self.scan;
+        if scan.failed {
             return None;
         }
-        let next = self.step();
-        self.failed = next.is_err();
+        let next = scan.step(self.conn);
+        scan.failed = next.is_err();
         next.transpose()
     }
 }
@@ -691,6 +718,32 @@ mod tests {
             .flat_map(|s| [format!("n0-{s}"), format!("n1-{s}")])
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_scan_paused_after_each_line_goes_on_over_other_connections_without_loss() {
+        let (_d, logs) = two_nodes(40, 6);
+        let f = Filter::default();
+        let whole = all_in_order(&logs, &f);
+        let mut scan = Some(logs.read(|c| Ok(stream(c, 7, &f)?.into_scan())).unwrap());
+        // Stored after the scan began: not part of it.
+        logs.ingest(batch(7, "n2", 0, 5, &["late"])).unwrap();
+        let mut got = Vec::new();
+        while let Some(s) = scan.take() {
+            let (line, next) = logs
+                .read(|c| {
+                    let mut lines = s.on(c);
+                    let line = lines.next().transpose()?;
+                    Ok((line, lines.into_scan()))
+                })
+                .unwrap();
+            if let Some(line) = line {
+                got.push(line.text);
+                scan = Some(next);
+            }
+        }
+        assert_eq!(got, whole);
+        assert_eq!(got.len(), 80);
     }
 
     #[test]
@@ -934,7 +987,7 @@ mod tests {
             assert_eq!(first[0].text, "n1-1999");
             // 40 chunks of 100 lines; the newest chunk of each node was enough.
             assert_eq!(lines.chunks_read(), 2);
-            assert_eq!(lines.heap.len(), 200 - 50);
+            assert_eq!(lines.scan.heap.len(), 200 - 50);
             Ok(())
         })
         .unwrap();

@@ -24,13 +24,15 @@
 //!   behind an async mutex: the first request after the node's interval calls the agent
 //!   while holding it, and every concurrent request for that node waits for the same call
 //!   and answers from its result (single flight): N viewers cost one agent call per node
-//!   per interval. Calls time out after 3 s; a failed call is cached for the interval too,
+//!   per interval. Calls time out after 3 s and answers over [`poller::MAX_ANSWER_BYTES`]
+//!   are refused (read a chunk at a time); a failed call is cached for the interval too,
 //!   so a dead agent is not hammered. The requested nodes are polled concurrently, so one
 //!   slow or dead agent never holds up the others; it is reported `unreachable` with the
 //!   reason, when it was last seen, and its last snapshot.
 //! - **History.** Per node the poller keeps a ring of up to 2 h of samples (at most
-//!   [`poller::MAX_SAMPLES`], 2 h at a 1 s interval). Each refresh asks the agent for
-//!   `since=<newest sample held>` (2 h back when the ring is empty), so the gap while nobody
+//!   [`poller::MAX_SAMPLES`], 2 h at a 1 s interval, and [`poller::MAX_HISTORY_BYTES`]).
+//!   Each refresh asks the agent for `since=<newest sample held>` (2 h back when the ring
+//!   is empty, less after a back-fill too large to read), so the gap while nobody
 //!   watched is back-filled from the agent's own ring. A viewer's `since` is answered from
 //!   the server's ring. Entries not asked for in 2 h are dropped, which bounds memory by the
 //!   nodes watched in the last 2 h.

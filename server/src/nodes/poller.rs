@@ -21,6 +21,21 @@ pub const HISTORY_MS: i64 = 2 * 3600 * 1000;
 pub const MAX_SAMPLES: usize = 7200;
 /// How long one agent call may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
+/// Largest answer read from an agent; a longer one is refused (the node shows as
+/// unreachable with the reason) and the bytes read so far are let go. A sample of 8 GPUs
+/// with every field is about 2.5 KB of JSON (about 280 B a GPU, 250 B of host metrics), so
+/// the 2 h that a first call asks for are about 1.8 MB at the agent's default 10 s
+/// interval (3.5 MB with 16 GPUs): 8 MiB holds that with room. At 1 s intervals 2 h of
+/// 8 GPUs are about 18 MB: such a back-fill is refused, and the next calls ask for half
+/// as long each time until it fits (see [`MIN_BACKFILL_MS`]).
+pub const MAX_ANSWER_BYTES: usize = 8 << 20;
+/// Most bytes of samples (counted as JSON) kept per node, beside [`MAX_SAMPLES`]: 2 h of
+/// an 8-GPU node at 1 s (about 18 MB) with room; the oldest go first. This is also the
+/// most history one answer of the server holds for a node.
+pub const MAX_HISTORY_BYTES: usize = 24 << 20;
+/// The shortest back-fill asked for after answers too large to read: the back-fill (2 h)
+/// is halved after each, down to this.
+pub const MIN_BACKFILL_MS: i64 = 60_000;
 
 /// Polls agents on demand and keeps, per node, its latest answer and 2 h of samples.
 pub struct Poller {
@@ -49,9 +64,50 @@ struct CacheState {
     last_seen_ms: Option<i64>,
     /// The agent's last answer, its `history` emptied (the ring holds it).
     latest: Option<NodeSnapshot>,
-    /// Samples, oldest first, strictly increasing `at_ms`, at most [`MAX_SAMPLES`] and
-    /// [`HISTORY_MS`] from the newest; only the newest keeps its GPU processes.
-    ring: VecDeque<NodeSample>,
+    /// Samples, oldest first, strictly increasing `at_ms`, at most [`MAX_SAMPLES`],
+    /// [`MAX_HISTORY_BYTES`] and [`HISTORY_MS`] from the newest; only the newest keeps its
+    /// GPU processes.
+    ring: VecDeque<Held>,
+    /// The ring's samples' bytes (as JSON).
+    ring_bytes: usize,
+    /// How far back to ask for while the ring is empty; `None`: [`HISTORY_MS`]. Halved
+    /// after each answer too large to read.
+    backfill_ms: Option<i64>,
+}
+
+/// A sample in the ring, with its size as JSON.
+struct Held {
+    sample: NodeSample,
+    bytes: usize,
+}
+
+/// Why an agent call failed.
+#[derive(Debug, thiserror::Error)]
+enum CallError {
+    /// The answer went over [`MAX_ANSWER_BYTES`].
+    #[error("the agent's answer is larger than the limit of {} MiB", MAX_ANSWER_BYTES >> 20)]
+    TooLarge,
+    /// Anything else, as a reason for a person.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The size of `value` as JSON, without writing it anywhere.
+fn json_len(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            self.0 += data.len();
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Serializing these plain structs into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 impl Default for Poller {
@@ -125,18 +181,22 @@ impl Poller {
         let mut st = cache.state.lock().await;
         let interval = Duration::from_secs(node.interval_secs.max(1));
         if st.checked.is_none_or(|t| t.elapsed() >= interval) {
-            let from = st
-                .ring
-                .back()
-                .map(|s| s.at_ms)
-                .unwrap_or_else(|| now_ms() - HISTORY_MS);
+            let from = st.ring.back().map_or_else(
+                || now_ms() - st.backfill_ms.unwrap_or(HISTORY_MS),
+                |h| h.sample.at_ms,
+            );
             match self.fetch(node, from).await {
                 Ok(snapshot) => {
                     st.absorb(snapshot);
                     st.error = None;
                     st.last_seen_ms = Some(now_ms());
                 }
-                Err(reason) => {
+                Err(e) => {
+                    if matches!(e, CallError::TooLarge) {
+                        let half = st.backfill_ms.unwrap_or(HISTORY_MS) / 2;
+                        st.backfill_ms = Some(half.max(MIN_BACKFILL_MS));
+                    }
+                    let reason = e.to_string();
                     tracing::debug!(node = %node.name, %reason, "node agent unreachable");
                     st.error = Some(reason);
                 }
@@ -146,9 +206,10 @@ impl Poller {
         st.view(&node.name, since)
     }
 
-    /// One call to the agent: `GET {url}/v1/gpus?since=` with its bearer token. The error
-    /// is a reason for a person; it never names the URL or the token.
-    async fn fetch(&self, node: &NodeRecord, since: i64) -> Result<NodeSnapshot, String> {
+    /// One call to the agent: `GET {url}/v1/gpus?since=` with its bearer token, its answer
+    /// read up to [`MAX_ANSWER_BYTES`]. The error is a reason for a person; it never names
+    /// the URL or the token.
+    async fn fetch(&self, node: &NodeRecord, since: i64) -> Result<NodeSnapshot, CallError> {
         let call = async {
             let resp = self
                 .client
@@ -157,22 +218,45 @@ impl Poller {
                 .bearer_auth(node.token.expose())
                 .send()
                 .await
-                .map_err(|e| self.reason(e))?;
+                .map_err(|e| self.failed(e))?;
             let status = resp.status();
             if !status.is_success() {
-                return Err(format!("agent answered {}", status.as_u16()));
+                return Err(CallError::Failed(format!(
+                    "agent answered {}",
+                    status.as_u16()
+                )));
             }
-            resp.json::<NodeSnapshot>().await.map_err(|e| {
-                if e.is_decode() {
-                    "the agent's answer is not a GPU snapshot".to_string()
-                } else {
-                    self.reason(e)
-                }
+            let body = self.read_capped(resp).await?;
+            serde_json::from_slice::<NodeSnapshot>(&body).map_err(|_| {
+                CallError::Failed("the agent's answer is not a GPU snapshot".to_string())
             })
         };
         tokio::time::timeout(self.timeout, call)
             .await
-            .unwrap_or_else(|_| Err(self.timed_out()))
+            .unwrap_or_else(|_| Err(CallError::Failed(self.timed_out())))
+    }
+
+    /// The body of `resp`, read a chunk at a time; refused as soon as it (or its declared
+    /// length) goes over [`MAX_ANSWER_BYTES`].
+    async fn read_capped(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, CallError> {
+        if resp
+            .content_length()
+            .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+        {
+            return Err(CallError::TooLarge);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.failed(e))? {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(CallError::TooLarge);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    fn failed(&self, e: reqwest::Error) -> CallError {
+        CallError::Failed(self.reason(e))
     }
 
     fn timed_out(&self) -> String {
@@ -223,19 +307,31 @@ impl CacheState {
     /// Appends a sample newer than every one held, then trims to the bounds.
     fn push(&mut self, sample: NodeSample) {
         if let Some(newest) = self.ring.back_mut() {
-            if sample.at_ms <= newest.at_ms {
+            if sample.at_ms <= newest.sample.at_ms {
                 return;
             }
             // As the agent's own ring: only the newest sample lists processes.
-            for gpu in &mut newest.gpus {
-                gpu.processes = None;
+            if newest.sample.gpus.iter().any(|g| g.processes.is_some()) {
+                for gpu in &mut newest.sample.gpus {
+                    gpu.processes = None;
+                }
+                let bytes = json_len(&newest.sample);
+                self.ring_bytes = self.ring_bytes - newest.bytes + bytes;
+                newest.bytes = bytes;
             }
         }
         let cutoff = sample.at_ms - HISTORY_MS;
-        self.ring.push_back(sample);
-        while self.ring.len() > MAX_SAMPLES || self.ring.front().is_some_and(|s| s.at_ms <= cutoff)
+        let bytes = json_len(&sample);
+        self.ring_bytes += bytes;
+        self.ring.push_back(Held { sample, bytes });
+        while self.ring.len() > MAX_SAMPLES
+            || self.ring_bytes > MAX_HISTORY_BYTES
+            || self.ring.front().is_some_and(|h| h.sample.at_ms <= cutoff)
         {
-            self.ring.pop_front();
+            let Some(oldest) = self.ring.pop_front() else {
+                break;
+            };
+            self.ring_bytes -= oldest.bytes;
         }
     }
 
@@ -248,8 +344,8 @@ impl CacheState {
         };
         let snapshot = self.latest.clone().map(|mut s| {
             if let Some(since) = since {
-                let start = self.ring.partition_point(|x| x.at_ms <= since);
-                s.history = self.ring.range(start..).cloned().collect();
+                let start = self.ring.partition_point(|h| h.sample.at_ms <= since);
+                s.history = self.ring.range(start..).map(|h| h.sample.clone()).collect();
             }
             s
         });
@@ -312,12 +408,12 @@ mod tests {
         let mut st = CacheState::default();
         st.absorb(snapshot(vec![sample(3), sample(1), sample(2)]));
         st.absorb(snapshot(vec![sample(2), sample(3), sample(4)]));
-        let at: Vec<i64> = st.ring.iter().map(|s| s.at_ms).collect();
+        let at: Vec<i64> = st.ring.iter().map(|h| h.sample.at_ms).collect();
         assert_eq!(at, [1, 2, 3, 4]);
         let with_processes = st
             .ring
             .iter()
-            .filter(|s| s.gpus[0].processes.is_some())
+            .filter(|h| h.sample.gpus[0].processes.is_some())
             .count();
         assert_eq!(with_processes, 1, "only the newest lists processes");
         let view = st.view("n", Some(2));
@@ -336,8 +432,35 @@ mod tests {
         assert_eq!(st.ring.len(), MAX_SAMPLES);
         st.absorb(snapshot(vec![sample(HISTORY_MS + 20_000)]));
         assert!(
-            st.ring.front().unwrap().at_ms > 20_000,
+            st.ring.front().unwrap().sample.at_ms > 20_000,
             "older than 2 h dropped"
         );
+        let bytes: usize = st.ring.iter().map(|h| json_len(&h.sample)).sum();
+        assert_eq!(st.ring_bytes, bytes, "the byte count follows the ring");
+    }
+
+    #[test]
+    fn the_ring_keeps_the_newest_samples_within_its_bytes() {
+        let big = |at_ms: i64| {
+            let mut s = sample(at_ms);
+            s.gpus[0].name = Some("g".repeat(100_000));
+            s
+        };
+        let mut st = CacheState::default();
+        let per = json_len(&big(1));
+        let n = (MAX_HISTORY_BYTES / per) as i64 + 50;
+        st.absorb(snapshot((1..=n).map(big).collect()));
+        assert!(st.ring_bytes <= MAX_HISTORY_BYTES, "{}", st.ring_bytes);
+        let fit = MAX_HISTORY_BYTES / per;
+        assert!(
+            (fit - 1..=fit).contains(&st.ring.len()),
+            "{}",
+            st.ring.len()
+        );
+        assert_eq!(st.ring.back().unwrap().sample.at_ms, n, "the newest kept");
+        let served = st.view("n", Some(0)).snapshot.unwrap().history;
+        assert!(json_len(&served) <= MAX_HISTORY_BYTES);
+        let bytes: usize = st.ring.iter().map(|h| json_len(&h.sample)).sum();
+        assert_eq!(st.ring_bytes, bytes);
     }
 }

@@ -4,6 +4,7 @@
 mod body_limits;
 mod caching_and_lengths;
 mod csrf;
+mod downloads;
 mod limiter;
 mod rename;
 mod sizes;

@@ -6,6 +6,7 @@
 mod agent;
 mod binary;
 mod embed;
+mod limits;
 mod polling;
 mod registry;
 mod visibility;
