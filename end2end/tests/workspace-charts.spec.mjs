@@ -2,10 +2,12 @@
 // panel per metric; crosshair and zoom shared by every panel; group by a param (mean line,
 // min–max band); x = another metric; a copied link opened by a teammate with read access
 // reproduces selection, colours, grouping and zoom; runs ticked in the table are overlaid;
-// only panels on screen fetch, one request each for all runs; a RUNNING run's new points
-// appear within 2 s and stop once it finishes; the empty state's "Select top 5"; no
-// horizontal overflow at 390 px (with RUNLENS_SHOTS=<dir>, screenshots of the view at 1440
-// and 390 px, light and dark, grouped and not).
+// twenty selected runs get twenty distinct colours, given by their places in the selection,
+// alike in legend, lines, tooltip and compare view; only panels on screen fetch, one request
+// each for all runs; a RUNNING run's new points appear within 2 s and stop once it
+// finishes; the empty state's "Select top 5"; no horizontal overflow at 390 px (with
+// RUNLENS_SHOTS=<dir>, screenshots of the view at 1440 and 390 px, light and dark, grouped
+// and not, and with twenty runs).
 //
 // The data is logged here through the MLflow REST API as alice (her seeding token), in
 // experiments of their own, so the curves and params are known.
@@ -240,15 +242,89 @@ test('runs ticked in the runs table are overlaid in the chart view in their colo
   const loss = chart(page, 'loss');
   await expect(loss).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
   await expect(loss).toHaveAttribute('data-lines', '3');
-  // Each line has its run's colour, as the legend shows it (default colours come from the id).
+  // Each line has its run's colour, as the legend shows it (default colours come from the
+  // runs' places in the selection, so no two are alike).
   const legend = page.getByRole('list', { name: 'Runs' });
   const legendColors = [];
   for (const name of ['wc-a', 'wc-b', 'wc-c']) {
     const style = await legend.getByRole('button', { name }).locator('.swatch').getAttribute('style');
     legendColors.push(/#[0-9a-f]{6}/.exec(style)[0]);
   }
+  expect(new Set(legendColors).size, legendColors.join(' ')).toBe(3);
   expect((await loss.getAttribute('data-colors')).split(',')).toEqual(legendColors);
   await expectLines(loss, legendColors.map((c) => c.slice(1)));
+});
+
+/** The `#rrggbb` of each `.swatch` under `locator`, in order. */
+async function swatchColors(locator) {
+  const styles = await locator.locator('.swatch').evaluateAll((els) => els.map((e) => e.getAttribute('style')));
+  return styles.map((s) => /#[0-9a-f]{6}/.exec(s)?.[0] ?? s);
+}
+
+test('twenty selected runs get twenty distinct colours, by their places in the selection, in legend, lines, tooltip and compare', async ({ page }) => {
+  test.setTimeout(180_000);
+  const name = `${EXPERIMENT}-twenty`;
+  const found = await api.get('/api/2.0/mlflow/experiments/get-by-name', { params: { experiment_name: name } });
+  let experimentId = found.ok() ? (await found.json()).experiment.experiment_id : null;
+  if (!experimentId) {
+    experimentId = (await mlflow('experiments/create', { name })).experiment_id;
+    const t0 = Date.now() - 600_000;
+    for (let k = 0; k < 20; k++) {
+      const run = `tw-${String(k + 1).padStart(2, '0')}`;
+      const id = await createRun(experimentId, run, k % 2 ? 'adam' : 'sgd', t0 + k);
+      await logCurve(id, 'loss', 0, 60, (s) => 2 * Math.exp(-s / (8 + 3 * k)) + 0.05 * k, t0);
+      await mlflow('runs/update', { run_id: id, status: 'FINISHED', end_time: t0 + 10_000 });
+    }
+  }
+  const { runs } = await mlflow('runs/search', { experiment_ids: [experimentId], max_results: 100 });
+  const byName = Object.fromEntries(runs.map((r) => [r.info.run_name, r.info.run_id]));
+  const names = Object.keys(byName).sort();
+  const ids = names.map((n) => byName[n]);
+  expect(ids).toHaveLength(20);
+  const link = (view, sel) => `/experiments/${experimentId}?view=${view}&sel=${sel.join(',')}`;
+  const legend = page.getByRole('list', { name: 'Runs' });
+  const loss = chart(page, 'loss');
+
+  await page.goto(link('charts', ids));
+  await expect(loss).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  await expect(loss).toHaveAttribute('data-lines', '20');
+  await expect(legend.getByRole('button')).toHaveText(names);
+  const colors = await swatchColors(legend);
+  expect(new Set(colors).size, colors.join(' ')).toBe(20);
+  // The lines and the tooltip use the legend's colours.
+  expect((await loss.getAttribute('data-colors')).split(',')).toEqual(colors);
+  const box = await loss.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  const tooltip = page.getByRole('tooltip');
+  await expect(tooltip.locator('.swatch')).toHaveCount(20);
+  expect((await swatchColors(tooltip)).sort()).toEqual([...colors].sort());
+
+  // The same runs selected in the opposite order: the colours go with the places.
+  await page.goto(link('charts', [...ids].reverse()));
+  await expect(loss).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+  await expect(legend.getByRole('button')).toHaveText([...names].reverse());
+  expect(await swatchColors(legend)).toEqual(colors);
+
+  // The compare view's columns, in selection order, have the same colours.
+  await page.goto(link('compare', ids));
+  const heads = page.getByTestId('diff-table').locator('thead th.diff-run');
+  await expect(heads).toHaveText(names);
+  expect(await swatchColors(heads)).toEqual(colors);
+
+  const shots = process.env.RUNLENS_SHOTS;
+  if (shots) {
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 1400 : 1000 });
+        await page.goto(link('charts', ids));
+        await expect(loss).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
+        const b = await loss.boundingBox();
+        await page.mouse.move(b.x + b.width * 0.3, b.y + b.height * 0.4);
+        await page.screenshot({ path: `${shots}/charts-twenty-${width}-${scheme}.png`, fullPage: true });
+      }
+    }
+  }
 });
 
 test('only panels on screen fetch, each in one request for all its runs', async ({ page }) => {

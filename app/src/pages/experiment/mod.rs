@@ -8,6 +8,7 @@ mod charts;
 mod colcode;
 mod columns;
 mod compare;
+mod run_colors;
 mod runs_table;
 mod table;
 mod tree;

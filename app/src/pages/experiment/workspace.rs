@@ -11,9 +11,11 @@
 //! | `group`   | `params.<key>` or `tags.<key>`: chart groups (mean, min–max band)  |
 //! | `deleted` | `1`: the table also shows deleted runs                             |
 //!
-//! A run's default colour comes from a hash of its id, so it is the same on every page and
-//! for every teammate ([`default_color`]).
+//! A run's default colour is the palette colour of its place in the selection
+//! ([`default_color`]): selected runs never share one until the palette is used up, and a
+//! copied link, which keeps the order, shows every teammate the same colours.
 
+use super::run_colors::palette_color;
 use crate::hooks::QueryState;
 use crate::query::Query;
 
@@ -60,22 +62,15 @@ impl View {
     }
 }
 
-/// Colours given to runs by default (Tableau 10, readable on light and dark backgrounds).
-pub const RUN_COLORS: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
-];
-
 /// Most runs kept selected (charts overlay at most this many).
 pub const MAX_SELECTED: usize = 100;
 
-/// The default colour of a run: from an FNV-1a hash of its id, so every page and every
-/// teammate sees the same colour.
-pub fn default_color(run_id: &str) -> &'static str {
-    let h = run_id.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    RUN_COLORS[h as usize % RUN_COLORS.len()]
+/// The default colour of `run_id`: the palette colour of its place in the selection (hidden
+/// runs keep theirs, so hiding one recolours none). A run not selected gets the colour it
+/// would get if selected now.
+pub fn default_color(q: &Query, run_id: &str) -> &'static str {
+    let sel = selected(q);
+    palette_color(sel.iter().position(|s| s == run_id).unwrap_or(sel.len()))
 }
 
 /// Whether `s` is a `#rrggbb` colour.
@@ -158,7 +153,7 @@ pub fn color_of(q: &Query, run_id: &str) -> String {
         .find(|(id, _)| *id == run_id)
         .map(|(_, hex)| format!("#{hex}"))
         .filter(|c| is_hex_color(c))
-        .unwrap_or_else(|| default_color(run_id).to_owned())
+        .unwrap_or_else(|| default_color(q, run_id).to_owned())
 }
 
 /// Sets the colour of `run_id` (`#rrggbb`); its default colour removes the override.
@@ -170,7 +165,7 @@ pub fn set_color(q: &mut Query, run_id: &str, color: &str) {
         .map(str::to_owned)
         .collect();
     let color = color.to_ascii_lowercase();
-    if is_hex_color(&color) && color != default_color(run_id) {
+    if is_hex_color(&color) && color != default_color(q, run_id) {
         colors.push(format!("{run_id}:{}", &color[1..]));
     }
     q.set_all("color", &colors);
@@ -308,6 +303,7 @@ impl Workspace {
 
 #[cfg(test)]
 mod tests {
+    use super::super::run_colors::RUN_COLORS;
     use super::*;
 
     const A: &str = "0123456789abcdef0123456789abcdef";
@@ -325,31 +321,104 @@ mod tests {
         assert_eq!(q.get("sel"), None);
     }
 
+    /// `n` run ids shaped like real ones (32 hex digits, spread out).
+    fn run_ids(n: usize) -> Vec<String> {
+        (0..n as u128)
+            .map(|i| {
+                format!(
+                    "{:032x}",
+                    (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)
+                )
+            })
+            .collect()
+    }
+
+    fn selection(ids: &[String]) -> Query {
+        let mut q = Query::new();
+        set_selected(&mut q, ids);
+        q
+    }
+
+    fn colours(q: &Query) -> Vec<String> {
+        selected(q).iter().map(|id| color_of(q, id)).collect()
+    }
+
     #[test]
-    fn colours_default_by_hash_and_override() {
-        let q = Query::new();
-        assert_eq!(color_of(&q, A), default_color(A));
-        assert!(RUN_COLORS.contains(&default_color(B)));
-        let mut q = Query::parse(&format!("?sel={A},{B}"));
-        set_color(&mut q, A, "#ABCDEF");
-        assert_eq!(color_of(&q, A), "#abcdef");
-        assert_eq!(color_of(&q, B), default_color(B));
-        set_color(&mut q, A, default_color(A));
-        assert!(q.get_all("color").is_empty());
-        set_color(&mut q, A, "red");
-        assert_eq!(color_of(&q, A), default_color(A));
+    fn selected_runs_get_distinct_colours_until_the_palette_is_used_up() {
+        for n in [9, 20] {
+            let q = selection(&run_ids(n));
+            let mut c = colours(&q);
+            c.sort();
+            c.dedup();
+            assert_eq!(c.len(), n, "{n} runs: {:?}", colours(&q));
+        }
+        // More runs than colours: every colour is used once before any is used twice.
+        let n = RUN_COLORS.len();
+        let q = selection(&run_ids(2 * n + 5));
+        let c = colours(&q);
+        for (i, color) in c.iter().enumerate() {
+            assert_eq!(color, RUN_COLORS[i % n]);
+        }
+    }
+
+    #[test]
+    fn default_colour_follows_the_selection_order() {
+        let ids = run_ids(5);
+        let q = selection(&ids);
+        assert_eq!(colours(&q), RUN_COLORS[..5]);
+        // The same runs in the opposite order: the colours go with the places, not the ids.
+        let reversed: Vec<String> = ids.iter().rev().cloned().collect();
+        let r = selection(&reversed);
+        assert_eq!(color_of(&r, &ids[4]), RUN_COLORS[0]);
+        assert_eq!(colours(&r), RUN_COLORS[..5]);
+        // A copied link carries the order, so it shows the same colours.
+        assert_eq!(colours(&Query::parse(&q.encode())), colours(&q));
+        // Hiding a run recolours none.
+        let mut h = q.clone();
+        toggle_hidden(&mut h, &ids[0]);
+        assert_eq!(colours(&h), colours(&q));
+        // A newly ticked run takes the next colour; one not selected shows that colour too.
+        let extra = run_ids(6).pop().unwrap();
+        assert_eq!(color_of(&q, &extra), RUN_COLORS[5]);
+        let mut t = q.clone();
+        toggle_selected(&mut t, &extra);
+        assert_eq!(color_of(&t, &extra), RUN_COLORS[5]);
+    }
+
+    #[test]
+    fn a_colour_picked_by_hand_wins_and_the_default_clears_it() {
+        let ids = run_ids(3);
+        let (a, b, c) = (&ids[0], &ids[1], &ids[2]);
+        let mut q = selection(&ids);
+        set_color(&mut q, b, "#ABCDEF");
+        assert_eq!(color_of(&q, b), "#abcdef");
+        assert_eq!(q.get_all("color"), vec![format!("{b}:abcdef")]);
+        // The others keep their places' colours.
+        assert_eq!(color_of(&q, a), RUN_COLORS[0]);
+        assert_eq!(color_of(&q, c), RUN_COLORS[2]);
+        // Even another run's colour may be picked.
+        set_color(&mut q, c, RUN_COLORS[0]);
+        assert_eq!(color_of(&q, c), RUN_COLORS[0]);
+        // Picking the run's own default colour removes the override; junk is ignored.
+        set_color(&mut q, b, RUN_COLORS[1]);
+        assert_eq!(color_of(&q, b), RUN_COLORS[1]);
+        assert_eq!(
+            q.get_all("color"),
+            vec![format!("{c}:{}", &RUN_COLORS[0][1..])]
+        );
+        set_color(&mut q, b, "red");
+        assert_eq!(color_of(&q, b), RUN_COLORS[1]);
         // Unselecting drops the run's colour and hidden flag.
-        set_color(&mut q, B, "#000000");
-        toggle_hidden(&mut q, B);
-        toggle_selected(&mut q, B);
+        toggle_hidden(&mut q, c);
+        toggle_selected(&mut q, c);
         assert!(q.get_all("color").is_empty());
         assert!(hidden(&q).is_empty());
     }
 
     #[test]
     fn bad_colour_in_url_falls_back() {
-        let q = Query::parse(&format!("?color={A}:zzzzzz"));
-        assert_eq!(color_of(&q, A), default_color(A));
+        let q = Query::parse(&format!("?sel={B},{A}&color={A}:zzzzzz"));
+        assert_eq!(color_of(&q, A), RUN_COLORS[1]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 
 use api_types as json;
 
-use super::super::workspace::{GroupBy, RUN_COLORS};
+use super::super::run_colors::palette_color;
+use super::super::workspace::GroupBy;
 use crate::api::{self, ApiError};
 
 /// A selected run.
@@ -121,7 +122,7 @@ pub fn line_specs(
         match out.iter_mut().find(|l| l.label == value) {
             Some(l) => l.runs.push(id.clone()),
             None => {
-                let color = RUN_COLORS[out.len() % RUN_COLORS.len()].to_owned();
+                let color = palette_color(out.len()).to_owned();
                 out.push(LineSpec {
                     label: value,
                     color,
@@ -199,7 +200,7 @@ mod tests {
                 (NO_VALUE, vec!["d", "zzzzzzzzzz"])
             ]
         );
-        assert_eq!(groups[1].color, RUN_COLORS[1]);
+        assert_eq!(groups[1].color, palette_color(1));
         assert!(groups.iter().all(|g| g.group));
     }
 }
