@@ -56,16 +56,19 @@ test('x axis from the URL: step, wall time and relative time label the axis', as
   chart = await openSpiky(page, seed, 'x=wall');
   await expect(pressed(page, 'Wall time')).toHaveAttribute('aria-pressed', 'true');
   await expect(pressed(page, 'Step')).toHaveAttribute('aria-pressed', 'false');
+  // Ticks at whole 30 s or minutes, as HH:MM:SS or HH:MM (a date at midnight).
   labels = await xLabels(chart);
-  for (const l of labels) expect(l.text, JSON.stringify(labels)).toMatch(/^\d\d:\d\d:\d\d$/);
+  for (const l of labels) expect(l.text, JSON.stringify(labels)).toMatch(/^(\d\d:\d\d(:[03]0)?|[A-Z][a-z]{2} \d+)$/);
   expect(new Set(labels.map((l) => l.text)).size).toBe(labels.length);
 
-  // Relative: durations since the run started, from 0 to 3m 20s.
+  // Relative: durations since the run started, from 0 to 3m 20s, at 30 s or whole
+  // minutes (`0`, `30s`, `1m 30s`, `2m`).
   chart = await openSpiky(page, seed, 'x=relative');
   await expect(pressed(page, 'Relative')).toHaveAttribute('aria-pressed', 'true');
   labels = await xLabels(chart);
-  for (const l of labels) expect(l.text, JSON.stringify(labels)).toMatch(/^(\d+ms|\d+s|\d+m \d\ds)$/);
-  expect(labels.some((l) => /^\d+m \d\ds$/.test(l.text)), JSON.stringify(labels)).toBe(true);
+  for (const l of labels) expect(l.text, JSON.stringify(labels)).toMatch(/^(0|30s|\d+m( [03]0s)?)$/);
+  expect(labels.some((l) => /^\d+m/.test(l.text)), JSON.stringify(labels)).toBe(true);
+  expect(new Set(labels.map((l) => l.text)).size).toBe(labels.length);
 
   // Clicking an axis writes it into the URL.
   await pressed(page, 'Step').click();

@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
+use super::axis::TickedAxis;
 use super::data::{ChartData, NonFinite};
 use super::{scale, smoothing};
 
@@ -124,29 +125,25 @@ pub fn draw_series(
     root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = scale::x_range(data.x_range, opts.x_axis);
     let y = scale::y_range(&data.points, log);
+    let x_ticks = scale::x_ticks(opts.x_axis, x0, x1, 6);
+    let y_ticks = scale::y_ticks(y.lo, y.hi, 5, log);
     let mut chart = ChartBuilder::on(&root)
         .margin_top(px(10.0))
         .margin_right(px(16.0))
         .x_label_area_size(px(26.0))
         .y_label_area_size(px(60.0))
-        .build_cartesian_2d(x0..x1, y.lo..y.hi)
+        .build_cartesian_2d(
+            TickedAxis::new(x0..x1, x_ticks),
+            TickedAxis::new(y.lo..y.hi, y_ticks),
+        )
         .map_err(err)?;
-    let (x_ticks, y_ticks) = (6, 5);
-    let x_labels = scale::TickLabels::x(opts.x_axis, x0, x1, x_ticks);
-    let y_labels = scale::TickLabels::y(y.lo, y.hi, y_ticks, log);
-    let fx = |v: &f64| x_labels.label(*v);
-    let fy = |v: &f64| y_labels.label(*v);
     let font = ("sans-serif", 11.0 * dpr).into_font().color(&pal.text);
     chart
         .configure_mesh()
-        .x_labels(x_ticks)
-        .y_labels(y_ticks)
         .light_line_style(pal.background)
         .bold_line_style(pal.grid)
         .axis_style(pal.axis)
         .label_style(font)
-        .x_label_formatter(&fx)
-        .y_label_formatter(&fy)
         .draw()
         .map_err(err)?;
 
@@ -202,11 +199,7 @@ pub fn draw_series(
     })
 }
 
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    CanvasBackend,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
+type Chart<'a, 'b> = ChartContext<'a, CanvasBackend, Cartesian2d<TickedAxis, TickedAxis>>;
 
 /// +inf: ▲ at the top edge; −inf: ▼ at the bottom edge; NaN: ◆ at the bottom edge.
 fn draw_markers(

@@ -1,12 +1,14 @@
 //! Paints a small time chart of several lines (one per GPU) with plotters: wall-clock x
 //! axis, a y axis from 0, and a break in a line wherever samples are missing.
 
+use api_types as json;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
+use super::axis::TickedAxis;
 use super::draw::{DrawError, Palette};
-use crate::format;
+use super::scale;
 
 /// One line: points `(ms since the epoch, value)`, oldest first.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,27 +80,27 @@ pub fn draw_lines(
     root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = chart.x_range;
     let x1 = if x1 > x0 { x1 } else { x0 + 1_000.0 };
+    let y_max = chart.y_max.max(1.0);
+    // A time label needs about 80 CSS pixels.
+    let x_max = ((css_w - 50.0) / 80.0).floor().clamp(2.0, 6.0) as usize;
+    let x_ticks = scale::x_ticks(json::XAxis::Wall, x0, x1, x_max);
+    let y_ticks = scale::y_ticks(0.0, y_max, 3, false);
     let mut ctx = ChartBuilder::on(&root)
         .margin_top(px(6.0))
         .margin_right(px(10.0))
         .x_label_area_size(px(20.0))
         .y_label_area_size(px(40.0))
-        .build_cartesian_2d(x0..x1, 0.0..chart.y_max.max(1.0))
+        .build_cartesian_2d(
+            TickedAxis::new(x0..x1, x_ticks),
+            TickedAxis::new(0.0..y_max, y_ticks),
+        )
         .map_err(err)?;
-    let fx = |v: &f64| format::time_of_day(*v as i64);
-    let fy = |v: &f64| format::axis(*v);
     let font = ("sans-serif", 10.0 * dpr).into_font().color(&pal.text);
-    // A time label needs about 80 CSS pixels.
-    let x_labels = ((css_w - 50.0) / 80.0).floor().clamp(2.0, 6.0) as usize;
     ctx.configure_mesh()
-        .x_labels(x_labels)
-        .y_labels(3)
         .light_line_style(pal.background)
         .bold_line_style(pal.grid)
         .axis_style(pal.axis)
         .label_style(font)
-        .x_label_formatter(&fx)
-        .y_label_formatter(&fy)
         .draw()
         .map_err(err)?;
     let mut drawn = 0;

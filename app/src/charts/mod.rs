@@ -1,9 +1,12 @@
 //! Metric charts: pure, signal-free functions. [`data`] turns a server series into chart
 //! points, [`smoothing`] applies TensorBoard's debiased EMA, [`scale`] picks ranges and
-//! labels, [`nearest`] finds the point under the cursor and [`draw`] paints a canvas;
-//! [`lines`] paints the GPU panel's small multi-line time charts; [`multi`] paints one
-//! metric of several runs (the experiment's chart view) and [`group`] aggregates grouped runs.
+//! which ticks each axis gets, [`ticks`] places ticks at human steps and labels them (for
+//! every chart, the compare view's too), [`axis`] hands them to plotters, [`nearest`]
+//! finds the point under the cursor and [`draw`] paints a canvas; [`lines`] paints the GPU
+//! panel's small multi-line time charts; [`multi`] paints one metric of several runs (the
+//! experiment's chart view) and [`group`] aggregates grouped runs.
 
+pub mod axis;
 pub mod data;
 pub mod draw;
 pub mod group;
@@ -12,6 +15,7 @@ pub mod multi;
 pub mod nearest;
 pub mod scale;
 pub mod smoothing;
+pub mod ticks;
 
 pub use data::{ChartData, ChartPoint, Marker, NonFinite};
 pub use draw::{draw_series, ChartOptions, DrawError, DrawInfo, Palette};

@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
+use super::axis::TickedAxis;
 use super::draw::{DrawError, DrawInfo, Palette};
 use super::scale;
 use super::ChartPoint;
@@ -124,27 +125,26 @@ pub fn draw_multi(
     root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = scale::x_range(chart.x_range, chart.x_axis);
     let y = chart.y_range((x0, x1));
+    // A label needs about 90 CSS pixels.
+    let x_max = ((css_w - 60.0) / 90.0).floor().clamp(2.0, 6.0) as usize;
+    let x_ticks = scale::x_ticks(chart.x_axis, x0, x1, x_max);
+    let y_ticks = scale::y_ticks(y.lo, y.hi, 5, log);
     let mut ctx = ChartBuilder::on(&root)
         .margin_top(px(10.0))
         .margin_right(px(16.0))
         .x_label_area_size(px(26.0))
         .y_label_area_size(px(60.0))
-        .build_cartesian_2d(x0..x1, y.lo..y.hi)
+        .build_cartesian_2d(
+            TickedAxis::new(x0..x1, x_ticks),
+            TickedAxis::new(y.lo..y.hi, y_ticks),
+        )
         .map_err(err)?;
-    let fx = |v: &f64| scale::x_label(*v, chart.x_axis, x1 - x0);
-    let fy = |v: &f64| scale::y_label(*v, log);
     let font = ("sans-serif", 11.0 * dpr).into_font().color(&pal.text);
-    // A label needs about 90 CSS pixels.
-    let x_labels = ((css_w - 60.0) / 90.0).floor().clamp(2.0, 6.0) as usize;
     ctx.configure_mesh()
-        .x_labels(x_labels)
-        .y_labels(5)
         .light_line_style(pal.background)
         .bold_line_style(pal.grid)
         .axis_style(pal.axis)
         .label_style(font)
-        .x_label_formatter(&fx)
-        .y_label_formatter(&fy)
         .draw()
         .map_err(err)?;
     let lw = px(2.0).max(2) as u32;

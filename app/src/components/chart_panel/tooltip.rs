@@ -1,6 +1,7 @@
 //! The hover tooltip of a chart: crosshair, dot on the point, and its exact value, step
 //! and times.
 
+use api_types as json;
 use leptos::prelude::*;
 
 use super::hover::Hover;
@@ -36,7 +37,7 @@ pub fn tooltip_view(
             {h.smoothed.map(|s| view! { <div class="tt-row"><span>"smoothed"</span><span class="mono">{format::value(s)}</span></div> })}
             <div class="tt-row"><span>"step"</span><span class="mono">{h.step}</span></div>
             <div class="tt-row"><span>"time"</span><span class="mono">{format::datetime(h.timestamp)}</span></div>
-            <div class="tt-row"><span>"relative"</span><span class="mono">{scale::duration_at((h.timestamp - start) as f64, 0)}</span></div>
+            <div class="tt-row"><span>"relative"</span><span class="mono">{scale::x_readout((h.timestamp - start) as f64, json::XAxis::Relative)}</span></div>
         </div>
     }
 }

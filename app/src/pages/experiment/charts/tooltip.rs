@@ -42,7 +42,7 @@ pub fn Tooltip(
         } else {
             format!("left:{}px;top:8px", px + 14.0)
         };
-        let head = scale::x_label(values[0].x, axis, i.x_range.1 - i.x_range.0);
+        let head = scale::x_readout(values[0].x, axis);
         let rows = values
             .into_iter()
             .filter_map(|v| {

@@ -4,6 +4,7 @@
 //! [`super::draw`] paints what it computes.
 
 use super::model::Value;
+use crate::charts::ticks::{TickScale, Ticks};
 use crate::format;
 
 /// An axis over one column's values.
@@ -83,20 +84,20 @@ impl Scale {
         }
     }
 
-    /// Tick labels and their fractions: min, max and three between for a numeric axis
-    /// (one for a flat range); every category (at most `max_cats`, evenly thinned).
-    pub fn ticks(&self, max_cats: usize) -> Vec<(f64, String)> {
+    /// Tick labels and their fractions: round values at a 1, 2 or 5 × 10^k step for a
+    /// numeric axis (at most `max_ticks`, and 6; one for a flat range); every category (at
+    /// most `max_ticks`, evenly thinned).
+    pub fn ticks(&self, max_ticks: usize) -> Vec<(f64, String)> {
         match self {
-            Scale::Numeric { lo, hi } if hi > lo => (0..=4)
-                .map(|i| {
-                    let t = f64::from(i) / 4.0;
-                    (t, format::axis(lo + (hi - lo) * t))
-                })
-                .collect(),
+            Scale::Numeric { lo, hi } if hi > lo => {
+                let ticks = Ticks::new(TickScale::Number, *lo, *hi, max_ticks.clamp(2, 6));
+                let at = |v: &f64| (v - lo) / (hi - lo);
+                ticks.values.iter().map(at).zip(ticks.labels).collect()
+            }
             Scale::Numeric { lo, .. } => vec![(0.5, format::axis(*lo))],
             Scale::Categorical(cats) => {
                 let n = cats.len();
-                let every = n.div_ceil(max_cats.max(1)).max(1);
+                let every = n.div_ceil(max_ticks.max(1)).max(1);
                 cats.iter()
                     .enumerate()
                     .filter(|(i, _)| i % every == 0 || *i == n - 1)
@@ -301,8 +302,17 @@ mod tests {
     #[test]
     fn ticks() {
         let s = Scale::Numeric { lo: 0.0, hi: 100.0 };
-        let labels: Vec<String> = s.ticks(5).into_iter().map(|(_, l)| l).collect();
-        assert_eq!(labels, ["0", "25", "50", "75", "100"]);
+        let labels: Vec<String> = s.ticks(6).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["0", "20", "40", "60", "80", "100"]);
+        // Round values inside the range, placed where they fall.
+        let s = Scale::Numeric {
+            lo: 0.013,
+            hi: 0.094,
+        };
+        let ticks = s.ticks(6);
+        let labels: Vec<&str> = ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["0.02", "0.04", "0.06", "0.08"]);
+        assert!((ticks[0].0 - 0.007 / 0.081).abs() < 1e-9, "{ticks:?}");
         let cats = Scale::Categorical((0..10).map(|i| format!("c{i}")).collect());
         let ticks = cats.ticks(4);
         assert!(ticks.len() <= 5, "{ticks:?}");
