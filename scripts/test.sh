@@ -112,13 +112,16 @@ sys.exit(print(exe[0]) if exe else f"no test executable {sys.argv[1]}")' "$1"
 # The integration tests, each on a database of its own (tests/it/helpers/store.rs).
 # First the PostgreSQL migrations against the SQLite ones (scripts/pg_schema_check.py: the
 # same tables, columns, keys, indexes and triggers), then the suite: the executable
-# cargo-test built, run as cargo would (from the package's folder).
+# cargo-test built, run as cargo would (from the package's folder), and after it the tests
+# that only PostgreSQL can run, which the SQLite run ignores (named `pg_*`,
+# `#[ignore = "PostgreSQL only: ..."]`; tests/it/architecture.rs keeps the two together).
 run_cargo_test_pg() {
     local it
     psql "$PG_URL" -qc 'CREATE DATABASE schema_check' &&
         python3 scripts/pg_schema_check.py "${PG_URL%/*}/schema_check" &&
         it=$(test_exe it) &&
-        (cd server && RUNLENS_TEST_DATABASE_URL="$PG_URL" "$it")
+        (cd server && RUNLENS_TEST_DATABASE_URL="$PG_URL" "$it" &&
+            RUNLENS_TEST_DATABASE_URL="$PG_URL" "$it" --ignored ::pg_)
 }
 
 # The conformance suite against a server on PostgreSQL (it inherits RUNLENS_DATABASE_URL).

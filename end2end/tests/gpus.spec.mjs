@@ -89,6 +89,28 @@ test('the panel shows both nodes GPUs and keeps updating', async ({ page }) => {
   await expect(panel(page)).toHaveAttribute('data-activity', 'live');
 });
 
+test('each GPU shows the values its agent reported for the newest sample', async ({ page }) => {
+  await signIn(page);
+  // One fetch, then none for a minute: what is shown stays put while the agent is asked.
+  await page.goto(`${runlens.url}/gpus?nodes=${NODES.join(',')}&poll=60`);
+  await expectBothNodes(page);
+  for (const [n, node] of NODES.entries()) {
+    const at = await lastAt(page, node);
+    const r = await fetch(`${agents[n].url}/v1/gpus?since=0`, { headers: { Authorization: `Bearer ${agents[n].token}` } });
+    expect(r.ok).toBe(true);
+    const snapshot = await r.json();
+    const sample = snapshot.history.find((s) => s.at_ms === at);
+    expect(sample, `the agent's sample at ${at}`).toBeTruthy();
+    expect(sample.gpus).toHaveLength(GPUS);
+    for (const gpu of sample.gpus) {
+      const card = page.getByTestId(`gpu-${node}-${gpu.index}`);
+      const value = (label) => card.locator('.gauge', { hasText: label }).locator('.gauge-value');
+      await expect(value('Util')).toHaveText(`${gpu.utilization_percent} %`);
+      await expect(value('Temp')).toHaveText(`${gpu.temperature_celsius} °C`);
+    }
+  }
+});
+
 test('Refresh fetches at once', async ({ page }) => {
   await signIn(page);
   // A minute between polls: any fetch after the first is the button's.
@@ -184,14 +206,16 @@ test('a node without the NVIDIA driver says so instead of showing empty charts',
   }
 });
 
-test('an unknown node is said plainly', async ({ page }) => {
+test('an unknown node is said plainly', async ({ allowConsole, page }) => {
+  allowConsole(/status of 404 \(Not Found\) \(http[^)]*\/api\/v1\/nodes\/gpus\?nodes=[^)]*no-such-node/);
   await signIn(page);
   await page.goto(`${runlens.url}/gpus?nodes=${NODES[0]},no-such-node`);
   await expect(page.getByTestId('gpu-error')).toContainText('Unknown node');
   await expect(page.getByTestId('gpu-error')).toContainText('no-such-node');
 });
 
-test('the embed link opens the panel inside an iframe of another origin', async ({ page }) => {
+test('the embed link opens the panel inside an iframe of another origin', async ({ allowConsole, page }) => {
+  allowConsole(/status of 403 \(Forbidden\) \(http[^)]*\/api\/v1\/embed\/gpus\?/);
   await signIn(page);
   await page.goto(`${runlens.url}/gpus?nodes=${NODES.join(',')}`);
   await expectBothNodes(page);
@@ -200,6 +224,7 @@ test('the embed link opens the panel inside an iframe of another origin', async 
   await expect(link).toHaveValue(new RegExp(`^${runlens.url}/embed/gpus\\?`));
   const url = await link.inputValue();
   expect(new URL(url).searchParams.get('sig')).toMatch(/^[0-9a-f]{64}$/);
+  await expect(page.getByTestId('embed-frame')).toContainText(`Notebooks served from http://localhost:${framePort} can show it`);
   // Only the embed origin may frame it.
   const resp = await page.request.get(url);
   expect(resp.headers()['content-security-policy']).toContain(`frame-ancestors http://localhost:${framePort}`);
@@ -211,10 +236,35 @@ test('the embed link opens the panel inside an iframe of another origin', async 
   await expect(frame.getByRole('banner')).toHaveCount(0);
   await expect(frame.getByRole('button', { name: 'Copy embed link' })).toHaveCount(0);
 
-  // A tampered signature shows why instead of a panel.
+  // A tampered signature shows why instead of a panel: the error alone, no empty cards.
   frameSrc = url.replace(/sig=([0-9a-f])/, (_, c) => `sig=${c === '0' ? '1' : '0'}`);
   await page.goto(`http://localhost:${framePort}/`);
-  await expect(page.frameLocator('iframe').getByTestId('gpu-error')).toContainText('not valid');
+  const tampered = page.frameLocator('iframe');
+  await expect(tampered.getByTestId('gpu-error')).toContainText('not valid');
+  await expect(tampered.getByTestId(`node-${NODES[0]}`)).toBeHidden();
+  await expect(tampered.getByRole('button', { name: 'Refresh' })).toBeHidden();
+});
+
+test('without --embed-origin the embed link says embedding is off and how to turn it on', async ({ page, playwright }) => {
+  const plain = await startRunlens({ env: { RUNLENS_ADMIN_PASSWORD: ADMIN.password } });
+  const api = await adminApi(playwright, plain.url, ADMIN);
+  try {
+    await registerAgent(api, agents[0]);
+    const r = await page.request.post(`${plain.url}/api/v1/session`, { data: ADMIN });
+    expect(r.status()).toBe(200);
+    await page.goto(`${plain.url}/gpus?nodes=${NODES[0]}`);
+    await expect(page.getByTestId(`node-${NODES[0]}`)).toHaveAttribute('data-state', 'live');
+    await page.getByRole('button', { name: 'Copy embed link' }).click();
+    const note = page.getByTestId('embed-frame');
+    await expect(note).toContainText('Embedding is off on this server');
+    await expect(note).toContainText('--embed-origin');
+    // The page says so because the server refuses to be framed anywhere.
+    const url = await page.getByRole('textbox', { name: 'Embed link' }).inputValue();
+    expect((await page.request.get(url)).headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  } finally {
+    await api.api.dispose();
+    await plain.stop();
+  }
 });
 
 test('a killed agent shows unreachable while the other node keeps updating', async ({ page }) => {

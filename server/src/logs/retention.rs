@@ -3,9 +3,10 @@
 //! the newest purged timestamp ([`super::store::expired_through`]), so readers are told
 //! that older lines expired.
 //!
-//! Replicas on one PostgreSQL database purge once between them: each tick is claimed in
-//! the `meta` table ([`purge_once`]), and the replicas that find it claimed within the last
-//! half [`EVERY`] skip it.
+//! Replicas on one PostgreSQL database purge once between them: each purge claims its cut
+//! in the `meta` table ([`purge_once`]), and a replica whose cut is at most half [`EVERY`]
+//! past the claimed one skips it (another replica has just purged that far). A server
+//! restarted with fewer days of retention has a later cut, so it purges at once.
 
 use std::time::Duration;
 
@@ -15,8 +16,9 @@ use crate::db::{params, Conn, Dialect};
 use crate::util::now_ms;
 use crate::Error;
 
-/// The `meta` key holding when a replica last claimed the purge (ms since the epoch).
-const CLAIM_KEY: &str = "log_retention_claimed_ms";
+/// The `meta` key holding the cut of the last purge a replica claimed (ms since the epoch:
+/// lines older than it went).
+const CLAIM_KEY: &str = "log_retention_claimed_cut_ms";
 
 /// Days lines are kept when the server is not told otherwise.
 pub const DEFAULT_DAYS: u32 = 60;
@@ -37,26 +39,27 @@ pub fn purge(logs: &LogStore, days: u32, now_ms: i64) -> Result<Purged, Error> {
     logs.write(|c| store::purge_older_than(c, cut(days, now_ms)))
 }
 
-/// The purge of the tick at `now` (ms since the epoch): lines older than `cut` go, unless
-/// another replica on the same PostgreSQL database claimed a purge within the last half
-/// [`EVERY`] (`None`: skipped). On SQLite, where one server owns the files, it always runs.
-pub fn purge_once(c: &mut Conn, cut: i64, now: i64) -> Result<Option<Purged>, Error> {
-    if c.dialect() == Dialect::Postgres && !claim(c, now)? {
+/// The purge of lines older than `cut` (ms since the epoch), unless another replica on the
+/// same PostgreSQL database claimed a purge to a cut at most half [`EVERY`] before this one
+/// (`None`: skipped). On SQLite, where one server owns the files, it always runs.
+pub fn purge_once(c: &mut Conn, cut: i64) -> Result<Option<Purged>, Error> {
+    if c.dialect() == Dialect::Postgres && !claim(c, cut)? {
         return Ok(None);
     }
     store::purge_older_than(c, cut).map(Some)
 }
 
-/// Claims the purge at `now` unless one was claimed less than half [`EVERY`] before.
-fn claim(c: &Conn, now: i64) -> Result<bool, Error> {
-    let since = now - EVERY.as_millis() as i64 / 2;
+/// Claims the purge to `cut` unless one to a cut less than half [`EVERY`] before it was
+/// claimed.
+fn claim(c: &Conn, cut: i64) -> Result<bool, Error> {
+    let covered = cut - EVERY.as_millis() as i64 / 2;
     let mut stmt = c.prepare(
         "INSERT INTO meta (key, value) VALUES (?1, ?2)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value
          WHERE CAST(meta.value AS BIGINT) <= ?3
          RETURNING value",
     )?;
-    let mut rows = stmt.query(params![CLAIM_KEY, now.to_string(), since])?;
+    let mut rows = stmt.query(params![CLAIM_KEY, cut.to_string(), covered])?;
     Ok(rows.next()?.is_some())
 }
 
@@ -73,7 +76,7 @@ pub async fn run(logs: LogStore, days: u32) {
         tick.tick().await;
         let now = now_ms();
         let cut = cut(days, now);
-        match logs.call_write(move |c| purge_once(c, cut, now)).await {
+        match logs.call_write(move |c| purge_once(c, cut)).await {
             Ok(None) => tracing::debug!("log retention: another replica purges this hour"),
             Ok(Some(p)) if p.chunks > 0 => tracing::info!(
                 chunks = p.chunks,

@@ -2,9 +2,9 @@
 //! administrator bootstrap.
 
 use server::auth::{groups, tokens, users};
-use server::Store;
 
 use crate::helpers::binary::{runlens, runlens_ok as ok};
+use crate::helpers::store::open_dir_store;
 
 #[tokio::test]
 async fn user_group_token_and_grant_commands() {
@@ -91,7 +91,7 @@ async fn user_group_token_and_grant_commands() {
     );
     assert!(!missing.status.success());
 
-    let store = Store::open(d).unwrap();
+    let store = open_dir_store(d).unwrap();
     let (alice, groups_of, live) = store
         .blocking(|c| {
             let id = users::find_user_id(c, "alice")?.unwrap();
@@ -166,7 +166,7 @@ async fn signs_in(d: &std::path::Path, username: &str, pw: &str) -> bool {
 
 /// The real router over the data dir `d`.
 fn router(d: &std::path::Path) -> axum::Router {
-    let store = Store::open(d).expect("store");
+    let store = open_dir_store(d).expect("store");
     server::app(
         server::AppState::new(store),
         &server::StaticConfig::default(),
@@ -214,7 +214,7 @@ async fn admin_revoke_grant_revoke_and_level_none_take_effect() {
         Some("owner password 1\n"),
     );
     let is_admin = |name: &str| {
-        let store = Store::open(d).expect("store");
+        let store = open_dir_store(d).expect("store");
         store
             .blocking(|c| users::get_user(c, name))
             .expect("user")
@@ -227,7 +227,7 @@ async fn admin_revoke_grant_revoke_and_level_none_take_effect() {
     assert!(is_admin("boss"));
 
     // A private experiment of `owner`, and one in the Shared workspace.
-    let store = Store::open(d).expect("store");
+    let store = open_dir_store(d).expect("store");
     let (private, shared) = store
         .blocking(|c| {
             let mk = |c: &mut server::db::Conn, name: &str| -> Result<String, server::Error> {
@@ -286,7 +286,7 @@ async fn admin_revoke_grant_revoke_and_level_none_take_effect() {
 #[test]
 fn first_start_creates_admin_and_prints_the_password_once() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = open_dir_store(dir.path()).unwrap();
     use server::auth::bootstrap::{ensure_admin, Bootstrap};
     let first = ensure_admin(&store, None).unwrap();
     let Bootstrap::CreatedWithRandomPassword(pw) = first else {
@@ -314,7 +314,7 @@ fn first_start_creates_admin_and_prints_the_password_once() {
     assert!(admin.is_admin && ok);
 
     let other = tempfile::tempdir().unwrap();
-    let store = Store::open(other.path()).unwrap();
+    let store = open_dir_store(other.path()).unwrap();
     assert_eq!(
         ensure_admin(&store, Some("from the env 1")).unwrap(),
         Bootstrap::CreatedWithGivenPassword

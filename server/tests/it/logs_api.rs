@@ -732,6 +732,42 @@ async fn logs_stream_pushes_new_lines_within_a_second_and_resumes_from_last_even
     assert_eq!(r.status().as_u16(), 400);
 }
 
+/// Lines are pushed when they commit, not found by the stream's 1 s poll: lines shipped at
+/// phases spread over the poll period arrive with a median delay far below the poll's
+/// (about 500 ms; a stream that only polls fails here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_stream_pushes_each_line_on_commit_not_on_the_poll() {
+    let s = LiveServer::start().await;
+    let jr = s.job_run("push", &["n0"], 1).await;
+    let path = format!("/api/v1/runs/{}/logs/stream", jr.runs[0]);
+    let mut ev = Events::open(&s, &s.admin, &path, None).await;
+    let (event, _, _) = ev.next(Duration::from_secs(5)).await;
+    assert_eq!(event, "status");
+    let mut delays = Vec::new();
+    for i in 0..7u32 {
+        tokio::time::sleep(Duration::from_millis(230)).await;
+        let text = format!("pushed {i}");
+        let sent = Instant::now();
+        s.ship(
+            jr.id,
+            1,
+            "n0",
+            u64::from(i),
+            &[(i64::from(i), text.as_str())],
+        )
+        .await;
+        let (got, _) = ev.lines(Duration::from_secs(5)).await;
+        delays.push(sent.elapsed());
+        assert_eq!(got, [text]);
+    }
+    delays.sort();
+    assert!(
+        delays[3] < Duration::from_millis(250),
+        "median delay {:?} of {delays:?}: lines wait for the poll",
+        delays[3]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logs_download_is_exactly_the_filtered_lines() {
     let s = LiveServer::start().await;

@@ -1,8 +1,8 @@
 //! `runlens migrate-store` (docs/POSTGRES-PLAN.md §10 step 6): an embedded data dir copied
 //! into PostgreSQL answers every read as before, takes new writes, keeps its artifacts; a
 //! target with data is refused untouched; the 0.1.0 fixture moves too. These tests need a
-//! PostgreSQL server (`RUNLENS_TEST_DATABASE_URL`, see `scripts/pg.sh`) and are skipped,
-//! saying so, without one.
+//! PostgreSQL server (`RUNLENS_TEST_DATABASE_URL`, see `scripts/pg.sh`): they are ignored
+//! (counted as skipped) in the SQLite run, and `cargo-test-pg` runs them.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,12 +25,11 @@ struct Target {
 }
 
 impl Target {
-    /// A fresh database, or `None` (after saying why) when no PostgreSQL server is set.
-    fn new(test: &str) -> Option<Target> {
-        let Some(admin) = pg_url() else {
-            eprintln!("SKIPPED {test}: set RUNLENS_TEST_DATABASE_URL (scripts/pg.sh start DIR)");
-            return None;
-        };
+    /// A fresh database on the test server (these tests are ignored without one).
+    fn new(test: &str) -> Target {
+        let admin = pg_url().unwrap_or_else(|| {
+            panic!("{test} needs RUNLENS_TEST_DATABASE_URL (scripts/pg.sh start DIR)")
+        });
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = format!(
             "mig_{}_{}",
@@ -39,7 +38,7 @@ impl Target {
         );
         create_database(&admin, &name, None).expect("create the target database");
         let url = with_database(&admin, &name);
-        Some(Target { admin, name, url })
+        Target { admin, name, url }
     }
 
     /// Row counts of every table in the target, by name.
@@ -220,11 +219,10 @@ fn reads(
     ]
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test]
-async fn a_demo_data_dir_moves_to_postgres_with_nothing_lost() {
-    let Some(target) = Target::new("a_demo_data_dir_moves_to_postgres_with_nothing_lost") else {
-        return;
-    };
+async fn pg_a_demo_data_dir_moves_to_postgres_with_nothing_lost() {
+    let target = Target::new("a_demo_data_dir_moves_to_postgres_with_nothing_lost");
     // The source: the demo (experiments, runs, metrics, jobs with log lines, users, a
     // group, grants, artifacts, a logged model, datasets, a registered model), nodes, and
     // a run with NaN and infinite points.
@@ -419,11 +417,10 @@ async fn a_demo_data_dir_moves_to_postgres_with_nothing_lost() {
     assert!(newest > copied, "{newest} <= {copied}");
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test]
-async fn a_target_with_data_is_refused_and_left_unchanged() {
-    let Some(target) = Target::new("a_target_with_data_is_refused_and_left_unchanged") else {
-        return;
-    };
+async fn pg_a_target_with_data_is_refused_and_left_unchanged() {
+    let target = Target::new("a_target_with_data_is_refused_and_left_unchanged");
     let app = TestApp::sqlite();
     let exp = app.experiment("source-experiment").await;
     app.run(&exp, "source-run").await;
@@ -458,11 +455,10 @@ async fn a_target_with_data_is_refused_and_left_unchanged() {
     assert_eq!(target.counts(), before, "the target was touched");
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test]
-async fn the_0_1_0_fixture_moves_to_postgres() {
-    let Some(target) = Target::new("the_0_1_0_fixture_moves_to_postgres") else {
-        return;
-    };
+async fn pg_the_0_1_0_fixture_moves_to_postgres() {
+    let target = Target::new("the_0_1_0_fixture_moves_to_postgres");
     let dir = tempfile::tempdir().expect("tempdir");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v0_1_0/runlens.db");
     std::fs::copy(fixture, dir.path().join("runlens.db")).expect("copy the fixture");
@@ -529,14 +525,18 @@ async fn the_0_1_0_fixture_moves_to_postgres() {
     assert_eq!(exp["experiment"]["experiment_id"], "1", "{exp}");
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[test]
-fn the_binary_migrates_and_the_copy_serves() {
-    let Some(target) = Target::new("the_binary_migrates_and_the_copy_serves") else {
-        return;
-    };
+fn pg_the_binary_migrates_and_the_copy_serves() {
+    let target = Target::new("the_binary_migrates_and_the_copy_serves");
     let dir = tempfile::tempdir().expect("tempdir");
     let exp = {
-        let mut server = binary::Server::start(dir.path());
+        // The source is a SQLite data dir.
+        let mut server = binary::Server::start_with(
+            dir.path(),
+            &[],
+            &[("RUNLENS_LOG", "warn"), ("RUNLENS_DATABASE_URL", "")],
+        );
         let exp = server.ok(
             "POST",
             "/api/2.0/mlflow/experiments/create",
@@ -589,11 +589,10 @@ fn the_binary_migrates_and_the_copy_serves() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test]
-async fn a_trigger_that_fires_on_insert_is_off_during_the_copy() {
-    let Some(target) = Target::new("a_trigger_that_fires_on_insert_is_off_during_the_copy") else {
-        return;
-    };
+async fn pg_a_trigger_that_fires_on_insert_is_off_during_the_copy() {
+    let target = Target::new("a_trigger_that_fires_on_insert_is_off_during_the_copy");
     let app = TestApp::sqlite();
     let exp = app.experiment("with-params").await;
     let run = app.run(&exp, "r").await;

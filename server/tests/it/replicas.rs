@@ -33,16 +33,13 @@ async fn sign_in(s: &LiveServer, user: &str, password: &str) -> (u16, Option<Str
     (r.status().as_u16(), cookie)
 }
 
-/// A server and a replica of it on PostgreSQL; on SQLite none, and the test says it is
-/// skipped and `why`.
-async fn pg_replicas(why: &str) -> Option<(LiveServer, LiveServer)> {
-    if pg_url().is_none() {
-        println!("skipped: {why}");
-        return None;
-    }
+/// A server and a replica of it on PostgreSQL (the tests that use it are PostgreSQL's
+/// only, `why`, and ignored on SQLite).
+async fn pg_replicas(why: &str) -> (LiveServer, LiveServer) {
+    assert!(pg_url().is_some(), "needs RUNLENS_TEST_DATABASE_URL: {why}");
     let a = LiveServer::start().await;
     let b = a.replica().await;
-    Some((a, b))
+    (a, b)
 }
 
 fn add_user(s: &LiveServer, name: &str) {
@@ -141,11 +138,10 @@ fn a_stops(mut a: LiveServer) -> LiveServer {
     a
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn log_lines_ingested_on_one_replica_wake_followers_on_the_other_at_once() {
-    let Some((a, b)) = pg_replicas("replicas share live wake-ups on PostgreSQL only").await else {
-        return;
-    };
+async fn pg_log_lines_ingested_on_one_replica_wake_followers_on_the_other_at_once() {
+    let (a, b) = pg_replicas("replicas share live wake-ups on PostgreSQL only").await;
     let jr = a.job_run("notify", &["n0"], 1).await;
     let path = format!("/api/v1/runs/{}/logs/stream", jr.runs[0]);
     let mut on_b = Events::open(&b, &b.admin, &path, None).await;
@@ -164,11 +160,10 @@ async fn log_lines_ingested_on_one_replica_wake_followers_on_the_other_at_once()
     drop(b);
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_chart_on_one_replica_follows_metrics_logged_on_the_other() {
-    let Some((a, b)) = pg_replicas("replicas share the live bus on PostgreSQL only").await else {
-        return;
-    };
+async fn pg_a_chart_on_one_replica_follows_metrics_logged_on_the_other() {
+    let (a, b) = pg_replicas("replicas share the live bus on PostgreSQL only").await;
     let exp = experiment(&a, "/Users/root/replicated").await;
     let r = run(&a, &exp, "r").await;
     let mut live = Live::open(
@@ -204,21 +199,32 @@ async fn a_chart_on_one_replica_follows_metrics_logged_on_the_other() {
     drop(b);
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_retention_purge_runs_once_across_replicas() {
-    let Some((a, b)) = pg_replicas("one server owns a SQLite data dir").await else {
-        return;
-    };
-    let now = server::util::now_ms();
-    let purge = |s: &LiveServer| {
+async fn pg_the_retention_purge_runs_once_across_replicas() {
+    let (a, b) = pg_replicas("one server owns a SQLite data dir").await;
+    let cut = server::util::now_ms() - 60 * 86_400_000;
+    let purge = |s: &LiveServer, cut: i64| {
         s.store
             .logs()
-            .write(|c| server::logs::retention::purge_once(c, now - 1_000, now))
+            .write(|c| server::logs::retention::purge_once(c, cut))
             .expect("purge")
     };
-    assert!(purge(&a).is_some(), "the first replica purges");
-    assert!(purge(&b).is_none(), "the second skips this hour");
-    assert!(purge(&a).is_none(), "and so does the first, until the next");
+    assert!(purge(&a, cut).is_some(), "the first replica purges");
+    assert!(
+        purge(&b, cut + 1_000).is_none(),
+        "the second skips this hour"
+    );
+    assert!(
+        purge(&a, cut + 2_000).is_none(),
+        "and so does the first, until the next"
+    );
+    // An hour later, or with fewer days kept (a later cut), it purges again.
+    assert!(purge(&b, cut + 3_600_000).is_some(), "the next hour");
+    assert!(
+        purge(&a, cut + 30 * 86_400_000).is_some(),
+        "a replica keeping 30 days, not 60"
+    );
     drop(b);
 }
 
@@ -262,11 +268,10 @@ async fn log_keys(
 /// On PostgreSQL a write to one run locks only that run: while A holds a write to run 1
 /// open, B writes to run 2 at once, a second write to run 1 waits its turn, and so does a
 /// write that may change anything (the global lock every write took before).
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn writes_to_different_runs_commit_side_by_side_on_two_replicas() {
-    let Some((a, b)) = pg_replicas("SQLite has one writer").await else {
-        return;
-    };
+async fn pg_writes_to_different_runs_commit_side_by_side_on_two_replicas() {
+    let (a, b) = pg_replicas("SQLite has one writer").await;
     let exp = experiment(&a, "/Users/root/side-by-side").await;
     let r1 = run(&a, &exp, "one").await;
     let r2 = run(&a, &exp, "two").await;
@@ -403,12 +408,13 @@ fn listening_sessions(store: &server::Store) -> Vec<i64> {
         .expect("sessions")
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[test]
-fn one_listening_session_serves_every_channel_and_comes_back_after_a_drop() {
-    if pg_url().is_none() {
-        println!("skipped: LISTEN/NOTIFY is PostgreSQL's");
-        return;
-    }
+fn pg_one_listening_session_serves_every_channel_and_comes_back_after_a_drop() {
+    assert!(
+        pg_url().is_some(),
+        "needs RUNLENS_TEST_DATABASE_URL: LISTEN/NOTIFY is PostgreSQL's"
+    );
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open_db(dir.path());
     let pool = store.pg_pool().expect("a PostgreSQL store").clone();
@@ -466,11 +472,10 @@ fn one_listening_session_serves_every_channel_and_comes_back_after_a_drop() {
     assert_eq!(next(), ("runlens_test_a", Some("three".to_owned())));
 }
 
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_replica_listens_for_its_live_bus_and_log_followers_in_one_session() {
-    let Some((a, b)) = pg_replicas("LISTEN/NOTIFY is PostgreSQL's").await else {
-        return;
-    };
+async fn pg_a_replica_listens_for_its_live_bus_and_log_followers_in_one_session() {
+    let (a, b) = pg_replicas("LISTEN/NOTIFY is PostgreSQL's").await;
     // The two servers share a database: one session each.
     let store = a.store.clone();
     let sessions = tokio::task::spawn_blocking(move || listening_sessions(&store))

@@ -215,6 +215,60 @@ async fn sign_in_is_rate_limited() {
     assert_eq!(app.login("bob", PASSWORD).await.2.status, StatusCode::OK);
 }
 
+/// A sign-in from behind a proxy, as the proxy forwards it: `X-Forwarded-For` `chain`.
+async fn sign_in_via(app: &TestApp, chain: &str, password: &str) -> StatusCode {
+    let body = json!({ "username": "alice", "password": password });
+    let h = [("x-forwarded-for", chain)];
+    app.call(Method::POST, "/api/v1/session", &h, Some(body))
+        .await
+        .status
+}
+
+/// With `--trusted-forwarded-for` the client is the last `X-Forwarded-For` entry (the one
+/// the proxy appended): entries a client put first are its own words and change nothing,
+/// so varying them does not escape the lockout, and naming a locked-out address there
+/// does not lock anyone else out.
+#[tokio::test]
+async fn trusted_forwarded_for_counts_the_proxys_entry_not_the_clients() {
+    let settings = AuthSettings {
+        trusted_forwarded_for: true,
+        ..Default::default()
+    };
+    let app = TestApp::with(settings, StaticConfig::default());
+    app.user("alice", false);
+    for i in 0..5 {
+        let chain = format!("203.0.113.{i}, 10.0.0.7");
+        let status = sign_in_via(&app, &chain, "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let locked = sign_in_via(&app, "198.51.100.9, 10.0.0.7", PASSWORD).await;
+    assert_eq!(
+        locked,
+        StatusCode::TOO_MANY_REQUESTS,
+        "a spoofed first entry escaped"
+    );
+    let other = sign_in_via(&app, "10.0.0.7, 10.0.0.8", PASSWORD).await;
+    assert_eq!(
+        other,
+        StatusCode::OK,
+        "the client's first entry was taken as its address"
+    );
+}
+
+/// Without `--trusted-forwarded-for` the header is ignored: a client cannot pick the
+/// address its failures count against.
+#[tokio::test]
+async fn forwarded_for_is_ignored_unless_trusted() {
+    let app = TestApp::new();
+    app.user("alice", false);
+    for i in 0..5 {
+        let status = sign_in_via(&app, &format!("10.0.0.{i}"), "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let fresh = sign_in_via(&app, "10.0.0.99", PASSWORD).await;
+    assert_eq!(fresh, StatusCode::TOO_MANY_REQUESTS);
+}
+
 #[tokio::test]
 async fn proxy_header_only_when_configured_and_creates_the_user() {
     let app = TestApp::new();

@@ -92,7 +92,7 @@ impl Fixture {
     fn start(downloaders: usize) -> Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         let (root, other, tokens) = {
-            let store = server::Store::open(dir.path()).expect("store");
+            let store = crate::helpers::store::open_dir_store(dir.path()).expect("store");
             let root =
                 server::auth::bootstrap::create_admin_with_token(&store, "root").expect("admin");
             let token = |name: &str, admin: bool| {

@@ -217,3 +217,75 @@ fn rand_suffix(seed: u64) -> u64 {
         .wrapping_add(1_442_695_040_888_963_407)
         >> 16
 }
+
+/// A keep-alive `/health` request on `s`; whether its answer came within `limit`.
+fn health_on(s: &mut TcpStream, limit: Duration) -> bool {
+    s.set_read_timeout(Some(limit)).expect("read timeout");
+    if s.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut buf = [0u8; 1024];
+    matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"HTTP/1.1 200"))
+}
+
+#[test]
+fn connections_past_max_connections_are_closed_unanswered_until_one_is_freed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(
+        dir.path(),
+        &["--max-connections", "2"],
+        &[("RUNLENS_LOG", "warn")],
+    );
+    let connect = || TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    // Two connections, each answered once and kept alive: the limit is reached. (The start-up
+    // probe's connection may hold its slot a moment after it closed: a refused one is
+    // tried again.)
+    let mut held: Vec<TcpStream> = Vec::new();
+    for i in 0..2 {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut s = connect();
+            if health_on(&mut s, Duration::from_secs(5)) {
+                held.push(s);
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "held connection {i} never answered"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    // A third is accepted and closed without an answer, and the server says why.
+    let mut third = connect();
+    third
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let _ = third.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    let mut answer = Vec::new();
+    match third.read_to_end(&mut answer) {
+        Ok(_) => {}
+        Err(e) => assert!(
+            matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::BrokenPipe),
+            "the third connection was neither closed nor reset: {e}"
+        ),
+    }
+    assert!(answer.is_empty(), "answered past the limit: {answer:?}");
+    // The held ones still work.
+    assert!(health_on(&mut held[0], Duration::from_secs(5)));
+    // Freed: a new connection is answered again.
+    held.pop();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut answered = false;
+    while !answered && Instant::now() < deadline {
+        answered = health_on(&mut connect(), Duration::from_secs(1));
+        if !answered {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    assert!(answered, "no answer after a connection was freed");
+    let log = server.output();
+    assert!(log.contains("connection limit reached"), "{log}");
+}

@@ -54,7 +54,9 @@ impl Server {
         Self::start_with(dir, &[], &[("RUNLENS_LOG", "warn")])
     }
 
-    /// `runlens serve` over `dir` with extra arguments and environment.
+    /// `runlens serve` over `dir` with extra arguments and environment (on a PostgreSQL run,
+    /// over the dir's database, [`super::store::binary_database_url`], unless `args` or
+    /// `env` choose the database: `RUNLENS_DATABASE_URL` empty keeps SQLite).
     pub fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let port = free_port();
         let logs = tempfile::tempdir().expect("tempdir");
@@ -75,6 +77,13 @@ impl Server {
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
+        let chosen = args.contains(&"--database-url")
+            || env.iter().any(|(k, _)| *k == "RUNLENS_DATABASE_URL");
+        if !chosen {
+            if let Some(url) = super::store::binary_database_url(dir) {
+                cmd.env("RUNLENS_DATABASE_URL", url);
+            }
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -252,9 +261,14 @@ fn dechunk(mut s: &str) -> String {
     out
 }
 
-/// Runs `runlens <args> --data-dir <dir>` to completion with `stdin` piped in.
+/// Runs `runlens <args> --data-dir <dir>` to completion with `stdin` piped in (on a
+/// PostgreSQL run, over the dir's database: [`super::store::binary_database_url`]).
 pub fn runlens(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_runlens"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_runlens"));
+    if let Some(url) = super::store::binary_database_url(dir) {
+        cmd.env("RUNLENS_DATABASE_URL", url);
+    }
+    let mut child = cmd
         .args(args)
         .arg("--data-dir")
         .arg(dir)

@@ -37,6 +37,8 @@ pub struct Resp {
     pub body: Value,
     /// Body as (lossy) text.
     pub text: String,
+    /// Body as sent.
+    pub bytes: Vec<u8>,
 }
 
 impl Resp {
@@ -62,6 +64,7 @@ pub async fn oneshot(router: &Router, req: Request<Body>) -> Resp {
         headers,
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
         text: String::from_utf8_lossy(&bytes).to_string(),
+        bytes: bytes.to_vec(),
     }
 }
 

@@ -2,7 +2,8 @@
 //! `RUNLENS_TEST_DATABASE_URL` names a PostgreSQL server, a database of the test's own
 //! there (`make test` runs the suite both ways).
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
@@ -52,6 +53,39 @@ pub fn reopen(dir: &Path, db: Option<&str>) -> Result<Store, server::Error> {
     match (pg_url(), db) {
         (Some(url), Some(db)) => Store::open_postgres(&with_database(&url, db), dir),
         _ => Store::open(dir),
+    }
+}
+
+/// The `RUNLENS_DATABASE_URL` for the real binary over the data dir `dir`: on a PostgreSQL
+/// run, a database of the dir's own, created empty on first use and kept for the process (a
+/// restarted server, a CLI command and [`open_dir_store`] find the same data); `None` on
+/// SQLite, where the data dir holds the database.
+pub fn binary_database_url(dir: &Path) -> Option<String> {
+    static DATABASES: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let url = pg_url()?;
+    let mut dbs = DATABASES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let name = dbs.entry(dir.to_path_buf()).or_insert_with(|| {
+        let name = format!(
+            "bin_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        create_database(&url, &name, None).expect("create the data dir's database");
+        name
+    });
+    Some(with_database(&url, name))
+}
+
+/// The store the real binary serves for the data dir `dir` (see [`binary_database_url`]),
+/// opened in the test process.
+pub fn open_dir_store(dir: &Path) -> Result<Store, server::Error> {
+    match binary_database_url(dir) {
+        Some(url) => Store::open_postgres(&url, dir),
+        None => Store::open(dir),
     }
 }
 
@@ -170,12 +204,10 @@ fn drop_on_close(url: &str, store: &Store, name: &str) {
 
 /// On a PostgreSQL run, a test's database goes away once its store (every clone) is
 /// dropped, or thousands of tests fill the disk.
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
 #[test]
-fn a_test_database_is_dropped_with_its_store() {
-    let Some(url) = pg_url() else {
-        println!("skipped: no RUNLENS_TEST_DATABASE_URL");
-        return;
-    };
+fn pg_a_test_database_is_dropped_with_its_store() {
+    let url = pg_url().expect("needs RUNLENS_TEST_DATABASE_URL");
     let dir = tempfile::tempdir().expect("tempdir");
     let (store, name) = open_db(dir.path());
     let name = name.expect("a database name");

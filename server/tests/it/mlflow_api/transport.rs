@@ -108,16 +108,23 @@ async fn unknown_endpoints_and_methods_answer_json() {
     assert_eq!(r.0, 405);
 }
 
+/// A search that matches nothing answers `{}` (MLflow leaves out an empty list), and one
+/// that matches answers the model: the empty answer is a real miss, not a stub.
 #[tokio::test]
-async fn logged_models_search_is_empty() {
+async fn logged_models_search_without_a_match_is_empty() {
     let app = TestApp::new();
-    let v = app
-        .ok(
-            "/logged-models/search",
-            json!({"experiment_ids": ["0"], "filter": "name = 'x'"}),
-        )
+    let made = app
+        .ok("/logged-models", json!({"experiment_id": "0", "name": "x"}))
         .await;
+    let id = made["model"]["info"]["model_id"]
+        .as_str()
+        .expect("model id");
+    let search = |filter: &str| json!({"experiment_ids": ["0"], "filter": filter});
+    let v = app.ok("/logged-models/search", search("name = 'y'")).await;
     assert_eq!(v, json!({}));
+    let v = app.ok("/logged-models/search", search("name = 'x'")).await;
+    assert_eq!(v["models"][0]["info"]["model_id"], id, "{v}");
+    assert_eq!(v["models"].as_array().map(Vec::len), Some(1), "{v}");
 }
 
 #[tokio::test]

@@ -167,6 +167,90 @@ async fn pages_return_every_run_once_in_the_unpaged_order_for_every_sort_kind() 
 }
 
 #[tokio::test]
+async fn pages_stay_exact_while_runs_are_created_and_metrics_logged_between_pages() {
+    let app = TestApp::new();
+    let exp = seeded(&app).await;
+    for order in ["attributes.start_time DESC", "metrics.loss ASC"] {
+        let before = unpaged(&app, &exp, &[order], "").await;
+        let base = format!(
+            "/api/v1/experiments/{exp}/runs?limit=3&metrics=loss&order_by={}",
+            enc(order)
+        );
+        let (mut seen, mut added) = (Vec::<String>::new(), Vec::<String>::new());
+        let mut token: Option<String> = None;
+        for page_no in 0..100 {
+            let uri = match &token {
+                Some(t) => format!("{base}&page_token={}", enc(t)),
+                None => base.clone(),
+            };
+            let (status, page) = app.get_json(&uri).await;
+            assert_eq!(status, 200, "{uri}: {page}");
+            seen.extend(
+                page["rows"]
+                    .as_array()
+                    .expect("rows")
+                    .iter()
+                    .map(|r| r["run_id"].as_str().expect("id").to_string()),
+            );
+            // Between pages: a new run (newest start, a loss in the middle of the range)
+            // and new points on every run already seen (another key: the order holds).
+            let body = json!({
+                "experiment_id": exp, "run_name": format!("late-{page_no}"), "user_id": "u",
+                "start_time": 1_800_000_000_000i64 + page_no
+            });
+            let run = app.ok("/runs/create", body).await["run"]["info"]["run_id"]
+                .as_str()
+                .expect("run id")
+                .to_string();
+            let loss = json!([{"key": "loss", "value": 0.3, "timestamp": 1, "step": 0}]);
+            app.ok(
+                "/runs/log-batch",
+                json!({"run_id": run, "params": [], "metrics": loss, "tags": []}),
+            )
+            .await;
+            added.push(run);
+            for id in &seen {
+                let acc = json!([{"key": "acc", "value": 0.5, "timestamp": 2, "step": page_no}]);
+                app.ok(
+                    "/runs/log-batch",
+                    json!({"run_id": id, "params": [], "metrics": acc, "tags": []}),
+                )
+                .await;
+            }
+            match page.get("next_page_token").and_then(Value::as_str) {
+                Some(t) => token = Some(t.to_string()),
+                None => break,
+            }
+        }
+        // Every run that existed comes exactly once, in the order it had; a run created
+        // meanwhile comes at most once.
+        let old: Vec<&String> = seen.iter().filter(|id| before.contains(id)).collect();
+        assert_eq!(
+            old,
+            before.iter().collect::<Vec<_>>(),
+            "{order}: runs repeated, skipped or reordered"
+        );
+        for id in &added {
+            let n = seen.iter().filter(|s| *s == id).count();
+            assert!(
+                n <= 1,
+                "{order}: a run created between pages came {n} times"
+            );
+        }
+        if order.starts_with("attributes.start_time") {
+            assert!(
+                added.iter().all(|id| !seen.contains(id)),
+                "{order}: a newer run cannot come after the first page"
+            );
+        }
+        // Leave the experiment as seeded for the next order.
+        for id in added {
+            app.ok("/runs/delete", json!({"run_id": id})).await;
+        }
+    }
+}
+
+#[tokio::test]
 async fn total_counts_the_filters_matches_on_every_page() {
     let app = TestApp::new();
     let exp = seeded(&app).await;
