@@ -103,3 +103,43 @@ fn only_the_database_seam_names_the_driver() {
         found.join("\n")
     );
 }
+
+/// The tests only PostgreSQL can run are ignored on SQLite and named `pg_*`, the name the
+/// PostgreSQL step (`scripts/test.sh`, `--ignored ::pg_`) runs them by; and no test skips
+/// itself by returning early without a PostgreSQL server, which would count it as passed.
+#[test]
+fn postgresql_only_tests_are_ignored_and_named_for_the_postgresql_step() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("tests/it"), &mut files);
+    let mut marked = 0;
+    let mut wrong = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("architecture.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let here = format!("{}:{}", f.display(), n + 1);
+            if line.contains("#[ignore = \"PostgreSQL only") {
+                marked += 1;
+                let name = lines[n..]
+                    .iter()
+                    .find_map(|l| l.split("fn ").nth(1))
+                    .and_then(|rest| rest.split('(').next())
+                    .unwrap_or("");
+                if !name.starts_with("pg_") {
+                    wrong.push(format!(
+                        "{here}: PostgreSQL-only test `{name}` is not named pg_*"
+                    ));
+                }
+            }
+            if line.contains("pg_url().is_none()") || line.contains("let Some(url) = pg_url() else")
+            {
+                wrong.push(format!(
+                    "{here}: a test skips itself without PostgreSQL; ignore it"
+                ));
+            }
+        }
+    }
+    assert!(marked >= 12, "found only {marked} PostgreSQL-only tests");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
