@@ -155,10 +155,9 @@ pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
             args.log_retention_days,
         ));
         if let Some(store) = demo_store {
-            // The demo's running job keeps printing, so its Logs tab follows live.
-            tokio::spawn(server::demo::live_lines(store.clone()));
-            // A run of the shared detection experiment keeps training, so its table row,
-            // the chart view and its run page move on their own.
+            // A run of the shared detection experiment and the running fine-tuning job
+            // keep training, so their tables, charts, run pages and Logs tab move on their
+            // own.
             tokio::spawn(server::demo::live_runs(store, bus));
         }
         let shutdown = async move {

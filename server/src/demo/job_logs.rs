@@ -16,8 +16,12 @@ const EVERY: i64 = 5;
 pub struct Attempt<'a> {
     /// The run name (printed at start-up).
     pub run_name: &'a str,
-    /// Its steps and their times.
+    /// Its steps and their times (`last`: the last step printed).
     pub tl: Timeline,
+    /// `max_steps` (progress lines print `step <n>/<max_steps>`).
+    pub max_steps: i64,
+    /// The training loss at a step, without noise.
+    pub loss: &'a dyn Fn(i64) -> f64,
     /// Base learning rate.
     pub lr: f64,
     /// The step at which the loss became NaN and the attempt failed, if it did.
@@ -146,102 +150,23 @@ pub fn lines(a: &Attempt<'_>, rank: usize, nodes: usize, seed: u64) -> Vec<NewLi
         Stream::Stdout,
         format!(
             "\u{1b}[1;32m✔ training started\u{1b}[0m: lr {:e}, steps {}..{}",
-            a.lr, a.tl.first, a.tl.last
+            a.lr, a.tl.first, a.max_steps
         ),
     );
     let last = a.fails_at.unwrap_or(a.tl.last);
-    let mut loss: f64 = if a.tl.first > 0 { 1.31 } else { 2.9 };
-    let mut step = a.tl.first;
-    while step <= last {
-        let ts = a.tl.at(step);
-        let progress = (step - a.tl.first) as f64 / (a.tl.last - a.tl.first).max(1) as f64;
-        loss = (loss * 0.9995 + (1.05 + 1.8 * (-6.0 * progress).exp()) * 0.0005)
-            * (1.0 + 0.01 * noise.gauss());
-        let diverging = a.fails_at.is_some_and(|f| step > f - 60);
-        let shown = if diverging {
-            loss * (1.0 + (step - (last - 60)) as f64 * 0.08)
-        } else {
-            loss
+    let mut loss = (a.loss)(a.tl.first);
+    for step in a.tl.first..=last {
+        loss = (a.loss)(step) * (1.0 + 0.01 * noise.gauss());
+        let at = Step {
+            rank,
+            nodes,
+            step,
+            ts: a.tl.at(step),
+            loss,
+            every: EVERY,
+            all_ranks: false,
         };
-        if rank == 0 && step % EVERY == 0 {
-            let grad = if diverging {
-                4.0 * (1.0 + (step - (last - 60)) as f64)
-            } else {
-                0.6 + 0.2 * noise.uniform(0.0, 1.0)
-            };
-            out.log(
-                ts,
-                "INFO",
-                "trainer",
-                &format!(
-                    "step {step}/{} loss={shown:.4} lr={:.3e} grad_norm={grad:.3} tokens/s={:.0}",
-                    a.tl.last,
-                    a.lr,
-                    18_200.0 + 400.0 * noise.gauss()
-                ),
-            );
-            if diverging && step % 20 == 0 {
-                out.log(
-                    ts + 5,
-                    "WARNING",
-                    "trainer",
-                    &format!("grad_norm {grad:.1} above clip threshold 1.0 at step {step}"),
-                );
-            }
-        }
-        if step % 50 == 0 {
-            out.log(
-                ts + 10,
-                "DEBUG",
-                "data",
-                &format!(
-                    "{r} prefetch queue {} batches, {:.1} ms/batch",
-                    8,
-                    3.0 + noise.uniform(0.0, 1.5)
-                ),
-            );
-        }
-        if step > a.tl.first && step % 1_000 == 0 {
-            out.log(
-                ts + 200,
-                "INFO",
-                "checkpoint",
-                &format!(
-                    "{r} saved checkpoint-{step} to /checkpoints/{}/",
-                    a.run_name
-                ),
-            );
-            if rank == 0 {
-                out.push(
-                    ts + 250,
-                    Stream::Stdout,
-                    format!(
-                        "\u{1b}[32m✔ checkpoint-{step}\u{1b}[0m \u{1b}[2m(13.4 GB, 41 s)\u{1b}[0m"
-                    ),
-                );
-            }
-        }
-        if step > 0 && step % 2_500 == 0 {
-            out.log(
-                ts + 300,
-                "INFO",
-                "eval",
-                &format!(
-                    "{r} eval at step {step}: loss={:.4} accuracy={:.3}",
-                    loss * 1.04,
-                    0.52 + 0.2 * progress
-                ),
-            );
-        }
-        if step % 1_700 == 850 && rank == nodes - 1 {
-            out.log(
-                ts + 20,
-                "WARNING",
-                "torch.distributed",
-                &format!("{r} slow all-reduce: 1.8 s (median 0.21 s) at step {step}"),
-            );
-        }
-        step += 1;
+        step_lines(&mut out, a, &at, &mut noise);
     }
     if let Some(fail) = a.fails_at {
         let ts = a.tl.at(fail) + 300;
@@ -274,23 +199,160 @@ pub fn lines(a: &Attempt<'_>, rank: usize, nodes: usize, seed: u64) -> Vec<NewLi
             ),
         );
     } else if !a.running {
-        let ts = a.tl.end();
+        finished(&mut out, rank, a.tl.end(), a.tl.last, loss);
+    }
+    out.lines
+}
+
+/// The closing lines of node `rank` after `steps` steps, at `ts`: what the live demo adds
+/// when the running attempt reaches its `max_steps`.
+pub fn finished_lines(rank: usize, ts: i64, steps: i64, loss: f64) -> Vec<NewLine> {
+    let mut out = Out {
+        lines: Vec::new(),
+        last: ts,
+    };
+    finished(&mut out, rank, ts, steps, loss);
+    out.lines
+}
+
+fn finished(out: &mut Out, rank: usize, ts: i64, steps: i64, loss: f64) {
+    out.log(
+        ts,
+        "INFO",
+        "trainer",
+        &format!("[rank{rank}] training finished: {steps} steps, final loss {loss:.4}"),
+    );
+    out.push(
+        ts + 100,
+        Stream::Stdout,
+        "\u{1b}[1;32m✔ done\u{1b}[0m".to_owned(),
+    );
+}
+
+/// One step of node `rank`, as [`step_lines`] prints it.
+pub struct Step {
+    /// The node's rank.
+    pub rank: usize,
+    /// Nodes in the job.
+    pub nodes: usize,
+    /// The step.
+    pub step: i64,
+    /// When it ended, ms since the epoch.
+    pub ts: i64,
+    /// The training loss it logged.
+    pub loss: f64,
+    /// Rank 0 prints a progress line at the steps divisible by this.
+    pub every: i64,
+    /// Every rank prints the progress line, not only rank 0.
+    pub all_ranks: bool,
+}
+
+/// The lines node `at.rank` prints at step `at.step` of the running attempt `a`: what the
+/// live demo adds while it serves.
+pub fn live_lines(a: &Attempt<'_>, at: &Step, seed: u64) -> Vec<NewLine> {
+    let mut noise = Noise::new(seed ^ at.step as u64 ^ ((at.rank as u64 + 1) << 40));
+    let mut out = Out {
+        lines: Vec::new(),
+        last: at.ts,
+    };
+    step_lines(&mut out, a, at, &mut noise);
+    out.lines
+}
+
+/// The lines of one step: rank 0's progress line, prefetch, checkpoint and eval lines, and
+/// the warnings of a diverging attempt.
+fn step_lines(out: &mut Out, a: &Attempt<'_>, at: &Step, noise: &mut Noise) {
+    let (rank, step, ts) = (at.rank, at.step, at.ts);
+    let r = format!("[rank{rank}]");
+    let last = a.fails_at.unwrap_or(a.tl.last);
+    let progress = (step - a.tl.first) as f64 / (a.max_steps - a.tl.first).max(1) as f64;
+    let diverging = a.fails_at.is_some_and(|f| step > f - 60);
+    let shown = if diverging {
+        at.loss * (1.0 + (step - (last - 60)) as f64 * 0.08)
+    } else {
+        at.loss
+    };
+    if (rank == 0 || at.all_ranks) && step % at.every == 0 {
+        let who = if rank == 0 {
+            String::new()
+        } else {
+            format!("{r} ")
+        };
+        let grad = if diverging {
+            4.0 * (1.0 + (step - (last - 60)) as f64)
+        } else {
+            0.6 + 0.2 * noise.uniform(0.0, 1.0)
+        };
         out.log(
             ts,
             "INFO",
             "trainer",
             &format!(
-                "{r} training finished: {} steps, final loss {loss:.4}",
-                a.tl.last
+                "{who}step {step}/{} loss={shown:.4} lr={:.3e} grad_norm={grad:.3} tokens/s={:.0}",
+                a.max_steps,
+                a.lr,
+                18_200.0 + 400.0 * noise.gauss()
             ),
         );
-        out.push(
-            ts + 100,
-            Stream::Stdout,
-            "\u{1b}[1;32m✔ done\u{1b}[0m".to_owned(),
+        if diverging && step % 20 == 0 {
+            out.log(
+                ts + 5,
+                "WARNING",
+                "trainer",
+                &format!("grad_norm {grad:.1} above clip threshold 1.0 at step {step}"),
+            );
+        }
+    }
+    if step % 50 == 0 {
+        out.log(
+            ts + 10,
+            "DEBUG",
+            "data",
+            &format!(
+                "{r} prefetch queue {} batches, {:.1} ms/batch",
+                8,
+                3.0 + noise.uniform(0.0, 1.5)
+            ),
         );
     }
-    out.lines
+    if step > a.tl.first && step % 1_000 == 0 {
+        out.log(
+            ts + 200,
+            "INFO",
+            "checkpoint",
+            &format!(
+                "{r} saved checkpoint-{step} to /checkpoints/{}/",
+                a.run_name
+            ),
+        );
+        if rank == 0 {
+            out.push(
+                ts + 250,
+                Stream::Stdout,
+                format!("\u{1b}[32m✔ checkpoint-{step}\u{1b}[0m \u{1b}[2m(13.4 GB, 41 s)\u{1b}[0m"),
+            );
+        }
+    }
+    if step > 0 && step % 2_500 == 0 {
+        out.log(
+            ts + 300,
+            "INFO",
+            "eval",
+            &format!(
+                "{r} eval at step {step}: loss={:.4} accuracy={:.3}",
+                at.loss * 1.04,
+                0.52 + 0.2 * progress
+            ),
+        );
+    }
+    if step % 1_700 == 850 && rank == at.nodes - 1 {
+        out.log(
+            ts + 20,
+            "WARNING",
+            "torch.distributed",
+            &format!("{r} slow all-reduce: 1.8 s (median 0.21 s) at step {step}"),
+        );
+    }
 }
 
 #[cfg(test)]
@@ -308,6 +370,8 @@ mod tests {
                 last: 2_000,
             },
             lr: 1e-4,
+            max_steps: 2_000,
+            loss: &|s| 2.0 - s as f64 / 2_000.0,
             fails_at,
             resumed_from: None,
             running: false,
@@ -337,5 +401,28 @@ mod tests {
         let lines = lines(&attempt(None), 1, 2, 1);
         assert!(!lines.iter().any(|l| l.text.starts_with("Traceback")));
         assert!(lines.last().unwrap().text.contains("done"));
+    }
+
+    #[test]
+    fn a_live_step_prints_its_step_of_max_steps_on_every_rank() {
+        let a = attempt(None);
+        for rank in 0..2 {
+            let at = Step {
+                rank,
+                nodes: 2,
+                step: 1_234,
+                ts: 1_800_000_000_000,
+                loss: 1.5,
+                every: 1,
+                all_ranks: true,
+            };
+            let lines = live_lines(&a, &at, 7);
+            let progress = lines.iter().find(|l| l.text.contains("step 1234/2000"));
+            assert!(
+                progress.is_some_and(|l| l.text.contains("loss=1.5000")),
+                "{lines:?}"
+            );
+            assert!(lines.iter().all(|l| l.ts_ms >= at.ts));
+        }
     }
 }

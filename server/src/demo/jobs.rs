@@ -2,19 +2,17 @@
 //! diverged (traceback) and whose retry finished — bob may view it — and her running job
 //! `sft-13b` on the demo GPU nodes, which bob (a reader of the experiment) may not view, so
 //! its Logs tab shows the access message. Their output lines go to the log store after the
-//! demo's transaction commits; [`live_lines`] keeps the running job printing while the
-//! server runs with `--demo`.
-
-use std::time::Duration;
+//! demo's transaction commits; the live demo (`live_sft`) keeps the running job printing
+//! while the server runs with `--demo`.
 
 use api_types::{JobLevel, JobRunStatus, Principal, PrincipalKind};
 
 use super::job_logs::{self, Attempt};
-use super::llm::JobRuns;
+use super::llm::{self, expected_loss, JobRuns};
 use super::writer::Timeline;
 use super::{people, DEMO_NODES, MINUTE, SEED};
-use crate::jobs::{self, link_attempt, JobRunFilter, NewJobRun};
-use crate::logs::{Batch, NewLine, Stream};
+use crate::jobs::{self, link_attempt, NewJobRun};
+use crate::logs::{Batch, NewLine};
 use crate::permissions::caller_for;
 use crate::store::Conn;
 use crate::{Error, Store};
@@ -23,10 +21,6 @@ use crate::{Error, Store};
 pub const RETRIED_JOB: &str = "sft-7b-lr1e-4";
 /// The running job bob may not view.
 pub const RUNNING_JOB: &str = "sft-13b";
-/// The running job's MLflow run (written by `llm`).
-const RUNNING_RUN: &str = "sft-13b-lr2e-5";
-/// Seconds per step of the running run (as in `llm`).
-const RUNNING_STEP_MS: i64 = 800;
 
 /// Log lines to store for one attempt once the demo's transaction has committed.
 pub struct PendingLogs {
@@ -85,6 +79,8 @@ pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
             last: 5_420,
         },
         lr: 1e-4,
+        max_steps: 12_000,
+        loss: &|s| expected_loss(1e-4, 1.02, s),
         fails_at: Some(5_420),
         resumed_from: None,
         running: false,
@@ -98,6 +94,8 @@ pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
             last: 12_000,
         },
         lr: 5e-5,
+        max_steps: 12_000,
+        loss: &|s| expected_loss(5e-5, 1.02, s),
         fails_at: None,
         resumed_from: Some(5_000),
         running: false,
@@ -122,22 +120,31 @@ pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
     link_attempt(conn, job_run, 1, &runs.running)?;
     jobs::set_status(conn, job_run, JobRunStatus::Running)?;
     jobs::set_times(conn, job_run, start - 2 * MINUTE, None)?;
-    let now = crate::util::now_ms();
-    let a = Attempt {
-        run_name: RUNNING_RUN,
-        tl: Timeline {
-            start,
-            step_ms: RUNNING_STEP_MS,
-            first: 0,
-            last: ((now - start) / RUNNING_STEP_MS).min(12_000),
-        },
-        lr: 2e-5,
+    // Its lines end at the step its metrics end at; the live demo prints the next ones.
+    let sft = llm::running(start);
+    let loss = |s| sft.expected_loss(s);
+    let a = running_attempt(&sft, &loss);
+    pending.push(pending_for(conn, job_run, 1, &a, &nodes)?);
+    Ok(pending)
+}
+
+/// The running job's attempt as its log lines show it: `sft`'s steps, up to its `max_steps`.
+pub fn running_attempt<'a>(sft: &'a llm::Sft<'a>, loss: &'a dyn Fn(i64) -> f64) -> Attempt<'a> {
+    Attempt {
+        run_name: sft.name,
+        tl: sft.tl,
+        max_steps: sft.max_steps,
+        loss,
+        lr: sft.lr,
         fails_at: None,
         resumed_from: None,
         running: true,
-    };
-    pending.push(pending_for(conn, job_run, 1, &a, &nodes)?);
-    Ok(pending)
+    }
+}
+
+/// The seed of the lines of attempt `number` of job run `job_run`.
+pub fn lines_seed(job_run: i64, number: u32) -> u64 {
+    SEED ^ ((job_run as u64) << 8) ^ u64::from(number)
 }
 
 fn pending_for(
@@ -152,8 +159,8 @@ fn pending_for(
         .iter()
         .enumerate()
         .map(|(rank, node)| {
-            let seed = SEED ^ ((job_run as u64) << 8) ^ u64::from(number);
-            (node.clone(), job_logs::lines(a, rank, nodes.len(), seed))
+            let lines = job_logs::lines(a, rank, nodes.len(), lines_seed(job_run, number));
+            (node.clone(), lines)
         })
         .collect();
     Ok(PendingLogs { attempt_id, nodes })
@@ -172,84 +179,6 @@ pub fn store_logs(store: &Store, pending: Vec<PendingLogs>) -> Result<(), Error>
                 })?;
             }
         }
-    }
-    Ok(())
-}
-
-/// While the server runs with `--demo`: the running demo job keeps printing, a progress
-/// line per node every 2 s and a checkpoint now and then, so its Logs tab follows live.
-pub async fn live_lines(store: Store) {
-    let mut tick = tokio::time::interval(Duration::from_secs(2));
-    loop {
-        tick.tick().await;
-        let s = store.clone();
-        let done = tokio::task::spawn_blocking(move || print_progress(&s)).await;
-        match done {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::warn!("demo live log lines: {e}"),
-            Err(e) => tracing::warn!("demo live log lines: {e}"),
-        }
-    }
-}
-
-/// One round of [`live_lines`]: a progress line per node of the running demo job (and a
-/// heartbeat line every 30 s), each node's sequence numbers continuing from the store's.
-pub fn print_progress(store: &Store) -> Result<(), Error> {
-    let found = store.blocking(|c| {
-        let alice = caller_for(c, "alice")?;
-        let active = JobRunFilter {
-            all_status: false,
-            limit: jobs::MAX_LIST_LIMIT,
-        };
-        let Some(run) = jobs::list_job_runs(c, &alice, active)?
-            .into_iter()
-            .filter(|r| r.job.name == RUNNING_JOB)
-            .find_map(|r| r.attempts.last().map(|a| a.run_id.clone()))
-        else {
-            return Ok(None);
-        };
-        let (start, _) = run_times(c, &run)?;
-        Ok(jobs::attempt_of_run(c, &run)?.map(|a| (a, start)))
-    })?;
-    let Some((attempt, start)) = found else {
-        return Ok(());
-    };
-    if !attempt.status.is_active() {
-        return Ok(());
-    }
-    let now = crate::util::now_ms();
-    let step = (now - start) / RUNNING_STEP_MS;
-    let states = store
-        .logs()
-        .read(|c| crate::logs::store::nodes(c, attempt.attempt_id))?;
-    for (rank, node) in attempt.nodes.iter().enumerate() {
-        let next = states
-            .iter()
-            .find(|s| &s.node == node)
-            .map_or(0, |s| s.next_seq);
-        let loss = 0.93 + 1.9 * (-(step as f64) / 2_500.0).exp();
-        let mut lines = vec![NewLine {
-            ts_ms: now,
-            stream: Stream::Stderr,
-            text: format!(
-                "{} INFO trainer: [rank{rank}] step {step}/12000 loss={loss:.4} lr=2.000e-05 tokens/s={}",
-                job_logs::stamp(now),
-                17_900 + (now / 7 % 700)
-            ),
-        }];
-        if (now / 2_000) % 15 == 0 {
-            lines.push(NewLine {
-                ts_ms: now + 1,
-                stream: Stream::Stdout,
-                text: format!("\u{1b}[32m✔ heartbeat\u{1b}[0m rank {rank} healthy at step {step}"),
-            });
-        }
-        store.logs().ingest(Batch {
-            job_run_id: attempt.attempt_id,
-            node: node.clone(),
-            first_seq: next,
-            lines,
-        })?;
     }
     Ok(())
 }

@@ -9,10 +9,14 @@
 //! up. A run still going when the server stops is marked KILLED (when the task is dropped
 //! with the runtime, else at the next start). Only `runlens serve --demo` spawns
 //! [`live_runs`]; nothing here runs outside demo mode.
+//!
+//! The same tick advances the running fine-tuning job by a step (its metrics, log lines and
+//! system metrics, see `live_sft`).
 
 use std::time::Duration;
 
 use super::curves::{decay, saturate, warmup_cosine, Noise};
+use super::live_sft::LiveSft;
 use super::people::DETECTION_EXPERIMENT;
 use crate::live::{BatchWatch, LiveBus};
 use crate::store::{meta, Conn};
@@ -57,12 +61,14 @@ struct Current {
     noise: Noise,
 }
 
-/// The state of the demo's live run between ticks (see the module doc).
+/// The state of the demo's live runs between ticks (see the module doc).
 pub struct LiveDemo {
     store: Store,
     current: Option<Current>,
     /// Ticks to wait before the next start.
     wait: u32,
+    /// The running fine-tuning job.
+    sft: LiveSft,
 }
 
 impl LiveDemo {
@@ -74,6 +80,7 @@ impl LiveDemo {
             store,
             current: None,
             wait: 0,
+            sft: LiveSft::default(),
         }
     }
 
@@ -82,10 +89,18 @@ impl LiveDemo {
         self.current.as_ref().map(|c| c.run_id.as_str())
     }
 
-    /// One second of the live run at wall time `now` (ms): starts a run, logs its next
-    /// points, or finishes it; publishes what it committed to `bus`. After an error the
-    /// run in progress is let go and nothing is tried for a while.
+    /// One second of the live runs at wall time `now` (ms): the detection run starts, logs
+    /// its next points, or finishes; the running fine-tuning job logs its next step (or
+    /// finishes). Publishes what it committed to `bus`. After an error the run concerned is
+    /// let go and nothing is tried for it for a while; the first error is answered.
     pub fn tick(&mut self, bus: &LiveBus, now: i64) -> Result<(), Error> {
+        let detection = self.tick_detection(bus, now);
+        let sft = self.sft.tick(&self.store, bus, now);
+        detection.and(sft)
+    }
+
+    /// The detection run's part of [`tick`](LiveDemo::tick).
+    fn tick_detection(&mut self, bus: &LiveBus, now: i64) -> Result<(), Error> {
         let store = self.store.clone();
         if self.wait > 0 {
             self.wait -= 1;

@@ -3,13 +3,15 @@
 //! `/Workspace/Shared/...` with realistic training curves of 10k+ steps, sweeps with nested
 //! runs, FAILED, KILLED, resumed and RUNNING runs, params, tags and `system/...` metrics.
 //! Values come from a fixed seed; times are relative to the moment of loading. While
-//! `runlens serve --demo` serves, a live run keeps logging ([`live_runs`]).
+//! `runlens serve --demo` serves, a live run keeps logging and the running fine-tuning run
+//! keeps training ([`live_runs`]).
 
 mod artifacts;
 mod curves;
 mod job_logs;
 mod jobs;
 mod live;
+mod live_sft;
 mod llm;
 mod nlp;
 mod nodes;
@@ -19,7 +21,6 @@ mod vision;
 mod writer;
 
 pub use artifacts::load as load_artifacts;
-pub use jobs::{live_lines, print_progress};
 pub use live::{live_runs, LiveDemo, LAST_STEP, LIVE_RUN_PREFIX, PAUSE_TICKS, STEPS_PER_TICK};
 pub use nodes::register as register_nodes;
 pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
@@ -36,6 +37,10 @@ const HOUR: i64 = 60 * MINUTE;
 const MARKER: &str = "demo_loaded";
 /// The nodes of the demo's two-node run, served by the simulated agents `make run` starts.
 pub const DEMO_NODES: [&str; 2] = ["demo-node-1", "demo-node-2"];
+/// GPUs per demo node: as many as each simulated agent reports (`make run` starts them with
+/// `--simulate-gpus 4`), so the two-node run's system metrics name the GPUs its GPU panel
+/// shows.
+pub const DEMO_NODE_GPUS: u32 = 4;
 /// Seed of every demo value.
 const SEED: u64 = 20_240_611;
 

@@ -1,12 +1,14 @@
 //! MLflow-style system metrics (`system/...`, as `log_system_metrics=True` logs them): one
-//! sample every 10 s of wall time, steps 0..N.
+//! sample every 10 s of wall time, steps 0..N. The live demo logs the next samples of the
+//! running run with [`sample`].
 
 use super::curves::Noise;
 use super::writer::Writer;
+use crate::tracking::model::{Metric, Point};
 use crate::Error;
 
 /// Sampling interval of MLflow's system-metrics monitor.
-const INTERVAL_MS: i64 = 10_000;
+pub const INTERVAL_MS: i64 = 10_000;
 
 /// The machine a run trained on.
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +32,7 @@ pub fn log_system_metrics(
     end: i64,
     machine: Machine,
 ) -> Result<(), Error> {
-    log_with_prefix(w, run, "system/", start, end, machine)
+    log_samples(w, run, "system/", false, start, end, machine)
 }
 
 /// Logs one node's system metrics for `[start, end)` of wall time, as `runlens-agent run`
@@ -44,17 +46,28 @@ pub fn log_node_system_metrics(
     end: i64,
     machine: Machine,
 ) -> Result<(), Error> {
-    let prefix = format!("system/{node}/");
-    log_with_prefix(w, run, &prefix, start, end, machine)?;
-    let times = sample_times(start, end);
-    for g in 0..machine.gpus {
-        let key = format!("{prefix}gpu_{g}_temperature_celsius");
-        let busy = machine.gpu_busy;
-        sample(w, run, &key, &times, &mut |i, n| {
-            (34.0 + 0.45 * busy * (i as f64 / 6.0).min(1.0) + 1.5 * n.gauss()).round()
-        })?;
+    log_samples(w, run, &node_prefix(node), true, start, end, machine)
+}
+
+/// The key prefix of node `node`'s system metrics.
+pub fn node_prefix(node: &str) -> String {
+    format!("system/{node}/")
+}
+
+fn log_samples(
+    w: &mut Writer<'_>,
+    run: &str,
+    prefix: &str,
+    temperatures: bool,
+    start: i64,
+    end: i64,
+    machine: Machine,
+) -> Result<(), Error> {
+    let mut metrics = Vec::new();
+    for (i, t) in sample_times(start, end) {
+        metrics.extend(sample(prefix, i, t, machine, temperatures, &mut w.noise));
     }
-    Ok(())
+    w.metrics(run, metrics)
 }
 
 /// The sample `(step, timestamp)`s of `[start, end)`, one per interval with some jitter.
@@ -65,76 +78,72 @@ fn sample_times(start: i64, end: i64) -> Vec<(i64, i64)> {
         .collect()
 }
 
-fn log_with_prefix(
-    w: &mut Writer<'_>,
-    run: &str,
+/// Sample `i` (the step) of `machine`'s system metrics, taken at `timestamp`: keys under
+/// `prefix`, values rounded to 0.01, GPU temperatures with `temperatures` (a node's agent
+/// reports them, MLflow's monitor does not).
+pub fn sample(
     prefix: &str,
-    start: i64,
-    end: i64,
+    i: i64,
+    timestamp: i64,
     machine: Machine,
-) -> Result<(), Error> {
-    let times = sample_times(start, end);
-    let series = |w: &mut Writer<'_>, key: &str, f: &mut dyn FnMut(i64, &mut Noise) -> f64| {
-        sample(w, run, &format!("{prefix}{key}"), &times, f)
+    temperatures: bool,
+    n: &mut Noise,
+) -> Vec<Metric> {
+    let mut out = Vec::new();
+    let mut put = |key: &str, value: f64| {
+        out.push(Metric {
+            key: format!("{prefix}{key}"),
+            point: Point {
+                step: i,
+                timestamp,
+                value: (value * 100.0).round() / 100.0,
+            },
+        })
     };
     // Load ramps up over the first minute (data loading, compilation), then holds.
-    let ramp = |i: i64| (i as f64 / 6.0).min(1.0);
-    series(w, "cpu_utilization_percentage", &mut |i, n| {
-        (8.0 + 40.0 * ramp(i) + 6.0 * n.gauss()).clamp(0.5, 100.0)
-    })?;
+    let ramp = (i as f64 / 6.0).min(1.0);
+    let x = i as f64;
+    put(
+        "cpu_utilization_percentage",
+        (8.0 + 40.0 * ramp + 6.0 * n.gauss()).clamp(0.5, 100.0),
+    );
     let host = machine.host_memory_mb;
-    series(w, "system_memory_usage_megabytes", &mut |i, n| {
-        host * (0.35 + 0.6 * ramp(i)) + 0.02 * host * n.gauss() + i as f64 * 0.3
-    })?;
-    series(w, "system_memory_usage_percentage", &mut |i, n| {
-        (100.0 * (0.35 + 0.6 * ramp(i)) * host / 512_000.0 + 0.5 * n.gauss()).clamp(0.0, 100.0)
-    })?;
-    series(w, "disk_usage_percentage", &mut |i, _| {
-        41.0 + i as f64 * 0.002
-    })?;
-    series(w, "network_receive_megabytes", &mut |i, n| {
-        i as f64 * 1.7 + n.uniform(0.0, 0.4)
-    })?;
+    put(
+        "system_memory_usage_megabytes",
+        host * (0.35 + 0.6 * ramp) + 0.02 * host * n.gauss() + x * 0.3,
+    );
+    put(
+        "system_memory_usage_percentage",
+        (100.0 * (0.35 + 0.6 * ramp) * host / 512_000.0 + 0.5 * n.gauss()).clamp(0.0, 100.0),
+    );
+    put("disk_usage_percentage", 41.0 + x * 0.002);
+    put("network_receive_megabytes", x * 1.7 + n.uniform(0.0, 0.4));
+    let (busy, mem) = (machine.gpu_busy, machine.gpu_memory_mb);
     for g in 0..machine.gpus {
-        let busy = machine.gpu_busy;
-        series(
-            w,
+        // Periodic evaluation and checkpointing leave the GPU idle for a moment.
+        let dip = if i % 90 == 89 { 0.35 } else { 1.0 };
+        put(
             &format!("gpu_{g}_utilization_percentage"),
-            &mut |i, n| {
-                // Periodic evaluation and checkpointing leave the GPU idle for a moment.
-                let dip = if i % 90 == 89 { 0.35 } else { 1.0 };
-                (busy * ramp(i) * dip + 3.0 * n.gauss()).clamp(0.0, 100.0)
-            },
-        )?;
-        let mem = machine.gpu_memory_mb;
-        series(
-            w,
+            (busy * ramp * dip + 3.0 * n.gauss()).clamp(0.0, 100.0),
+        );
+        put(
             &format!("gpu_{g}_memory_usage_megabytes"),
-            &mut |i, n| mem * ramp(i) + 120.0 * n.gauss().abs(),
-        )?;
-        series(
-            w,
+            mem * ramp + 120.0 * n.gauss().abs(),
+        );
+        put(
             &format!("gpu_{g}_memory_usage_percentage"),
-            &mut |i, n| (100.0 * mem * ramp(i) / 81_559.0 + 0.2 * n.gauss()).clamp(0.0, 100.0),
-        )?;
-        series(w, &format!("gpu_{g}_power_usage_watts"), &mut |i, n| {
-            90.0 + 520.0 * ramp(i) * busy / 100.0 + 25.0 * n.gauss()
-        })?;
+            (100.0 * mem * ramp / 81_559.0 + 0.2 * n.gauss()).clamp(0.0, 100.0),
+        );
+        put(
+            &format!("gpu_{g}_power_usage_watts"),
+            90.0 + 520.0 * ramp * busy / 100.0 + 25.0 * n.gauss(),
+        );
+        if temperatures {
+            put(
+                &format!("gpu_{g}_temperature_celsius"),
+                (34.0 + 0.45 * busy * ramp + 1.5 * n.gauss()).round(),
+            );
+        }
     }
-    Ok(())
-}
-
-/// Logs one system metric at the sample `times` (`(step, timestamp)`), rounded to 0.01.
-fn sample(
-    w: &mut Writer<'_>,
-    run: &str,
-    key: &str,
-    times: &[(i64, i64)],
-    f: &mut dyn FnMut(i64, &mut Noise) -> f64,
-) -> Result<(), Error> {
-    let points: Vec<(i64, i64, f64)> = times
-        .iter()
-        .map(|&(i, t)| (i, t, (f(i, &mut w.noise) * 100.0).round() / 100.0))
-        .collect();
-    w.metric(run, key, &points)
+    out
 }

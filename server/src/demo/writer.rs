@@ -159,6 +159,18 @@ impl<'c> Writer<'c> {
         self.metric(run, key, &points)
     }
 
+    /// Logs `metrics` (any keys), in batches as a client would.
+    pub fn metrics(&mut self, run: &str, metrics: Vec<Metric>) -> Result<(), Error> {
+        for chunk in metrics.chunks(MAX_METRICS_PER_BATCH) {
+            let batch = Batch {
+                metrics: chunk.to_vec(),
+                ..Batch::default()
+            };
+            log_batch(self.conn, run, batch, false)?;
+        }
+        Ok(())
+    }
+
     /// Logs `(step, timestamp, value)` points of one key, in batches as a client would.
     pub fn metric(
         &mut self,

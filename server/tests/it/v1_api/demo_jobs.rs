@@ -117,8 +117,11 @@ async fn the_running_demo_job_keeps_printing_on_both_nodes() {
     };
     let uri = format!("/api/v1/runs/{running}/logs?limit=10000&q=INFO%20trainer");
     let before = app.get_as(&alice, &uri).await.body;
-    server::demo::print_progress(&app.store).unwrap();
-    server::demo::print_progress(&app.store).unwrap();
+    // Two ticks of the live demo, as `runlens serve --demo` runs it every second.
+    let bus = server::live::LiveBus::default();
+    let mut demo = server::demo::LiveDemo::new(app.store.clone());
+    demo.tick(&bus, 1_800_000_000_000).unwrap();
+    demo.tick(&bus, 1_800_000_001_000).unwrap();
     let after = app.get_as(&alice, &uri).await.body;
     for node in ["demo-node-1", "demo-node-2"] {
         assert_eq!(count(&after, node), count(&before, node) + 2, "{node}");

@@ -2,6 +2,7 @@
 
 mod demo_jobs;
 mod demo_live;
+mod demo_sft;
 mod runs;
 mod series;
 
