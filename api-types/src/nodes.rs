@@ -252,6 +252,10 @@ pub struct EmbedLink {
     pub path: String,
     /// When the link stops working (Unix ms).
     pub expires_at_ms: i64,
+    /// The origin whose pages may show the link in a frame (`runlens serve
+    /// --embed-origin`); `None`: embedding is off, and the link opens only in a tab of its own.
+    #[serde(default)]
+    pub frame_origin: Option<String>,
 }
 
 /// The query of `GET /api/v1/embed/gpus` (public route; the signature is the credential).

@@ -56,6 +56,9 @@ pub struct AppState {
     pub live: live::LiveBus,
     /// The streamed downloads each user has in progress (zips, logs), capped per user.
     pub downloads: Arc<downloads::Downloads>,
+    /// The origin allowed to frame `/embed/...` pages, as [`app`] was given it in
+    /// [`StaticConfig::embed_origin`] (embed links say whether they can be framed).
+    pub embed_origin: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -81,6 +84,7 @@ impl AppState {
             max_artifact_bytes: artifacts::DEFAULT_MAX_UPLOAD,
             live,
             downloads: Arc::default(),
+            embed_origin: None,
         }
     }
 
@@ -135,8 +139,12 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The whole router: the route table of every dialect (each non-public route behind the
 /// authentication layer) and the app; every response with the security headers and
-/// compressed when the client accepts gzip.
+/// compressed when the client accepts gzip (the app's files precompressed, see [`spa`]).
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
+    let state = AppState {
+        embed_origin: statics.embed_origin.as_deref().map(Arc::from),
+        ..state
+    };
     let api = routes::mount(dialects(), &state).with_state(state);
     let index = statics.dist_dir.as_ref().map(|d| d.join("index.html"));
     let security = Arc::new(headers::SecurityHeaders::new(
@@ -150,8 +158,9 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         .layer(axum::middleware::map_response(
             artifacts::download::apply_sandbox,
         ))
-        // gzip for the wasm bundle and JSON (the runs page and series are mostly numbers);
-        // tower-http skips tiny bodies, images and event streams by default.
+        // gzip for JSON (the runs page and series are mostly numbers); tower-http skips
+        // tiny bodies, images, event streams and answers already encoded, such as the app's
+        // files sent from the build's brotli/gzip copies (spa.rs).
         // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
         .layer(
             CompressionLayer::new()

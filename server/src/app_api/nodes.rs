@@ -102,7 +102,8 @@ pub async fn node_gpus(
 }
 
 /// `POST /api/v1/nodes/embed-links` with [`EmbedLinkRequest`]: a signed, read-only link to
-/// the chrome-less panel of those nodes (each one the caller may watch, else 404).
+/// the chrome-less panel of those nodes (each one the caller may watch, else 404), and the
+/// origin that may frame it (none unless `--embed-origin` is set).
 pub async fn create_embed_link(
     State(state): State<AppState>,
     caller: Caller,
@@ -117,7 +118,11 @@ pub async fn create_embed_link(
         .call(move |c| visibility::require_watchable(c, &caller, &checked))
         .await?;
     let secret = state.nodes.embed_secret(&state.store).await?;
-    Ok(Json(embed::link(secret, &list, req.ttl_secs, now_ms())?))
+    let link = embed::link(secret, &list, req.ttl_secs, now_ms())?;
+    Ok(Json(EmbedLink {
+        frame_origin: state.embed_origin.as_deref().map(str::to_owned),
+        ..link
+    }))
 }
 
 /// `GET /api/v1/embed/gpus?nodes=..&exp=..&sig=..[&since=]` (public: the signature is the

@@ -102,6 +102,7 @@ pub fn link(
     Ok(EmbedLink {
         path: format!("/embed/gpus?nodes={list}&exp={exp}&sig={sig}"),
         expires_at_ms: exp * 1000,
+        frame_origin: None,
     })
 }
 

@@ -14,6 +14,25 @@ pub fn jupyter_line(url: &str) -> String {
     format!("from IPython.display import IFrame; IFrame(\"{url}\", width=\"100%\", height=640)")
 }
 
+/// Who may show the link in a frame; when nobody may, how to turn embedding on.
+fn frame_note(origin: Option<&str>) -> impl IntoView {
+    match origin {
+        Some(o) => view! {
+            <span class="small muted embed-frame" data-testid="embed-frame">{format!("Notebooks served from {o} can show it in a frame.")}</span>
+        }
+        .into_any(),
+        None => view! {
+            <div class="log-note log-note-gap small embed-frame" role="note" data-testid="embed-frame">
+                <strong>"Embedding is off on this server: "</strong>
+                "a notebook cannot show this panel in a frame yet (the link still opens in a tab of its own). "
+                "To allow it, start runlens with "<code>"--embed-origin http://localhost:8888"</code>
+                " (your notebook server's origin)."
+            </div>
+        }
+        .into_any(),
+    }
+}
+
 /// The button, and once made, the link.
 #[component]
 pub fn EmbedLinkButton(
@@ -21,7 +40,7 @@ pub fn EmbedLinkButton(
     nodes: Vec<String>,
 ) -> impl IntoView {
     let UseClipboardReturn { copied, copy, .. } = use_clipboard();
-    let link = RwSignal::new(None::<(String, i64)>);
+    let link = RwSignal::new(None::<(String, json::nodes::EmbedLink)>);
     let error = RwSignal::new(None::<ApiError>);
     let make = Action::new_local(move |nodes: &Vec<String>| {
         let req = json::nodes::EmbedLinkRequest {
@@ -36,17 +55,18 @@ pub fn EmbedLinkButton(
             let url = format!("{origin}{}", l.path);
             copy(&url);
             error.set(None);
-            link.set(Some((url, l.expires_at_ms)));
+            link.set(Some((url, l)));
         }
         Some(Err(e)) => error.set(Some(e)),
         None => {}
     });
     let shown = move || {
-        link.get().map(|(url, expires)| {
+        link.get().map(|(url, l)| {
             let said = if copied.get() { "Embed link copied" } else { "Embed link" };
             view! {
                 <div class="embed-link">
-                    <span class="small" role="status">{format!("{said} — read-only, expires {}", format::datetime(expires))}</span>
+                    <span class="small" role="status">{format!("{said} — read-only, expires {}", format::datetime(l.expires_at_ms))}</span>
+                    {frame_note(l.frame_origin.as_deref())}
                     <input class="text-input mono small link-input" readonly aria-label="Embed link" prop:value=url.clone()
                         on:focus=|ev| { if let Some(i) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok()) { i.select(); } } />
                     <code class="small muted embed-jupyter">{jupyter_line(&url)}</code>

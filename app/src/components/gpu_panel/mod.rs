@@ -78,6 +78,14 @@ pub fn GpuPanel(
             )
         })
     };
+    // A link that is not valid (tampered, expired) shows its error alone: no toolbar, no
+    // empty cards.
+    let refused = Memo::new(move |_| {
+        p.error.with(|e| {
+            e.as_ref()
+                .is_some_and(|e| e.code == ErrorCode::PermissionDenied)
+        }) && p.data.with(|d| d.fetches == 0)
+    });
     let cards = nodes
         .iter()
         .map(|n| view! { <NodeCard data=p.data node=n.clone() /> })
@@ -88,7 +96,7 @@ pub fn GpuPanel(
             data-activity=move || p.activity.get().as_str()
             data-fetches=move || p.data.with(|d| d.fetches).to_string()
             data-samples=move || p.data.with(|d| d.samples()).to_string()>
-            <div class="gpu-toolbar">
+            <div class="gpu-toolbar" class:hidden=refused>
                 <button class="button" type="button" disabled=move || p.in_flight.get()
                     on:click=move |_| p.refresh.run(())>"Refresh"</button>
                 <span class="muted small">{updated}</span>
@@ -100,7 +108,7 @@ pub fn GpuPanel(
             {error_view(p)}
             {move || (p.activity.get() == Activity::Live && p.data.with(|d| d.fetches == 0) && p.error.with(Option::is_none))
                 .then(|| view! { <div class="state state-loading"><span class="spinner"></span>"Loading GPUs…"</div> })}
-            <div class="node-cards">{cards}</div>
+            <div class="node-cards" class:hidden=refused>{cards}</div>
         </div>
     }
 }

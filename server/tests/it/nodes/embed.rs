@@ -33,6 +33,8 @@ async fn embed_links_work_without_a_session_and_refuse_expired_tampered_or_resco
     assert_eq!(status, 200, "{link}");
     let path = link["path"].as_str().unwrap().to_string();
     assert!(path.starts_with("/embed/gpus?nodes=emb-a&exp="), "{path}");
+    // No --embed-origin: the link says no page may frame it.
+    assert_eq!(link["frame_origin"], serde_json::Value::Null, "{link}");
     let week = 7 * 24 * 3600 * 1000;
     let left = link["expires_at_ms"].as_i64().unwrap() - server::util::now_ms();
     assert!((week - 10_000..=week).contains(&left), "{left}");
@@ -137,4 +139,27 @@ async fn embed_links_work_without_a_session_and_refuse_expired_tampered_or_resco
     let r = anonymous(&app, Method::GET, &api(&path)).await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(view(&r.body, "emb-a")["state"]["status"], "unknown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embed_link_names_the_origin_that_may_frame_it() {
+    let statics = server::StaticConfig {
+        dist_dir: None,
+        embed_origin: Some("http://localhost:8888".into()),
+    };
+    let app = TestApp::with(server::auth::AuthSettings::default(), statics);
+    let alice = app.user_token("alice", false);
+    let a = FakeAgent::start("emb-o", "tok-emb").await;
+    register(&app, "emb-o", &a.url, "tok-emb", 10).await;
+    grant_node(&app, "emb-o", "user", "alice").await;
+    let (status, link) = app
+        .call_as(
+            &alice,
+            "POST",
+            "/api/v1/nodes/embed-links",
+            Some(json!({"nodes": ["emb-o"]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{link}");
+    assert_eq!(link["frame_origin"], "http://localhost:8888", "{link}");
 }
