@@ -26,6 +26,7 @@ mod permissions_matrix;
 mod registry;
 mod replicas;
 mod startup;
+mod static_files;
 mod upgrade;
 mod v1_api;
 mod v1_bench;
