@@ -22,6 +22,7 @@ and times, per experiment (median of `--repeat` requests, ms, server on localhos
   10 metric and 20 param columns); the old server answers every run up to 10,000;
 - `sort metric` / `sort param`: the same sorted by `metrics.m0 ASC` / `params.p01 DESC`;
 - `filter`: `metrics.m1 < 0.5 AND params.p00 = 'adam'`, sorted by `metrics.m2`;
+- `filter param`: `params.p03 = '7'` (about one run in 1,000), in the default order;
 - `search_runs p1` / `p5`: MLflow `runs/search` with `max_results` 1,000: the first page,
   and the fifth (following `next_page_token`); `search_runs metric p1`: the first page
   ordered by `metrics.m0`;
@@ -74,6 +75,8 @@ SECTION = "## Runs table on PostgreSQL and vs MLflow (issue 11)"
 AFTER_SECTION = "## Runs table at 100,000 runs (issue 11)"
 PG_RESULTS = ROOT / "bench" / "runs_table_pg_results.json"
 FILTER = "metrics.m1 < 0.5 AND params.p00 = 'adam'"
+# A selective param filter (about 1 run in 1,000), in the default order.
+PARAM_FILTER = "params.p03 = '7'"
 # Fills runlens' experiment_columns for rows written straight into the tables (what
 # tracking::columns does on ingest; the same SELECTs as migration 0007's backfill).
 COLUMNS_SQL = [
@@ -237,6 +240,7 @@ def measure(args) -> None:
                 ("sort param", [("order_by", "params.p01 DESC")]),
                 ("filter", [("filter", "metrics.m1 < 0.5 AND params.p00 = 'adam'"),
                             ("order_by", "metrics.m2 ASC")]),
+                ("filter param", [("filter", PARAM_FILTER), ("order_by", "attributes.start_time DESC")]),
             ]:
                 ms, body = timed(lambda: get(runs, extra + cols), args.repeat)
                 res[name] = ms
@@ -315,6 +319,7 @@ def measure_runlens(srv: Server, exp: int, repeat: int) -> dict:
         ("sort metric", [("order_by", "metrics.m0 ASC")]),
         ("sort param", [("order_by", "params.p01 DESC")]),
         ("filter", [("filter", FILTER), ("order_by", "metrics.m2 ASC")]),
+        ("filter param", [("filter", PARAM_FILTER), ("order_by", "attributes.start_time DESC")]),
     ]:
         ms, body = timed(lambda: get(f"{base}/runs", extra + cols), repeat)
         res[name] = ms

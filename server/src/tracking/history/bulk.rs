@@ -10,14 +10,35 @@
 //! sample would not show), the farthest out first, at most `ceil(n / 10)` of them. A series
 //! without such excursions (a smooth or monotonic curve) gets MLflow's answer point for
 //! point; a noisy one gets at most a tenth more points. Memory is `O(n)`, whatever `m`.
+//!
+//! The points may also come as spans ([`Sampler::push_span`]): a stretch of points inside
+//! one bucket, known only by its count and its lowest and highest point (a block summary),
+//! which is all the sample needs of the points that are neither a bucket's first nor the
+//! run's last.
+
+use std::cmp::Ordering;
 
 use crate::tracking::model::Point;
 
-/// A point and its place in the run's order.
+/// A point and its place in the run's order: exact for a pushed point, the first place of
+/// its span for a span's extreme (two of a span are then ordered by [`point_order`]).
 #[derive(Debug, Clone, Copy)]
 struct Row {
     at: u64,
     point: Point,
+}
+
+/// The reading order of two points: (step, timestamp, NaN last, value).
+fn point_order(a: &Point, b: &Point) -> Ordering {
+    (a.step, a.timestamp, a.value.is_nan())
+        .cmp(&(b.step, b.timestamp, b.value.is_nan()))
+        .then_with(|| a.value.total_cmp(&b.value))
+}
+
+/// The order of two rows in the run (the same row when equal).
+fn row_order(a: &Row, b: &Row) -> Ordering {
+    a.at.cmp(&b.at)
+        .then_with(|| point_order(&a.point, &b.point))
 }
 
 /// What one bucket keeps while its points stream past.
@@ -71,6 +92,19 @@ impl Sampler {
         q + u64::from(k < r)
     }
 
+    /// The places in the run's order whose points the sample needs exactly: each bucket's
+    /// first and the last.
+    pub fn wanted(&self) -> Vec<u64> {
+        let mut at = Vec::new();
+        let mut next = 0u64;
+        for k in 0..self.buckets_wanted.min(self.total) {
+            at.push(next);
+            next += self.bucket_size(k);
+        }
+        at.extend(self.total.checked_sub(1));
+        at
+    }
+
     /// The next point in order (points beyond the counted total join the last bucket).
     pub fn push(&mut self, point: Point) {
         let row = Row {
@@ -103,6 +137,35 @@ impl Sampler {
         self.last = Some(row);
     }
 
+    /// The next `n` points in order, inside the current bucket (none of them a bucket's
+    /// first point nor the run's last), known by their lowest and highest non-NaN point
+    /// (the earliest of equal ones).
+    pub fn push_span(&mut self, n: u64, low: Option<Point>, high: Option<Point>) {
+        if n == 0 {
+            return;
+        }
+        let at = self.seen;
+        self.seen += n;
+        debug_assert!(
+            self.next_start >= self.seen || self.buckets.len() as u64 >= self.buckets_wanted,
+            "a span holds no bucket's first point"
+        );
+        let Some(bucket) = self.buckets.last_mut() else {
+            return;
+        };
+        bucket.last_at = self.seen - 1;
+        if let Some(point) = low.filter(|p| !p.value.is_nan()) {
+            if bucket.low.is_none_or(|l| point.value < l.point.value) {
+                bucket.low = Some(Row { at, point });
+            }
+        }
+        if let Some(point) = high.filter(|p| !p.value.is_nan()) {
+            if bucket.high.is_none_or(|h| point.value > h.point.value) {
+                bucket.high = Some(Row { at, point });
+            }
+        }
+    }
+
     /// MLflow's sample plus the farthest hidden extremes, in order.
     pub fn finish(self) -> Vec<Point> {
         let Some(last) = self.last else {
@@ -123,17 +186,17 @@ impl Sampler {
             let above = b.high.map(|r| (r.point.value - hi, r));
             hidden.extend([below, above].into_iter().flatten().filter(|h| h.0 > 0.0));
         }
-        hidden.sort_by_key(|h| h.1.at);
-        hidden.dedup_by_key(|h| h.1.at);
+        hidden.sort_by(|a, b| row_order(&a.1, &b.1));
+        hidden.dedup_by(|a, b| row_order(&a.1, &b.1).is_eq());
         hidden.sort_by(|a, b| b.0.total_cmp(&a.0));
         hidden.truncate(extra_budget(self.buckets_wanted));
         let extra: Vec<Row> = hidden
             .into_iter()
             .map(|h| h.1)
-            .filter(|r| sample.binary_search_by_key(&r.at, |s| s.at).is_err())
+            .filter(|r| sample.binary_search_by(|s| row_order(s, r)).is_err())
             .collect();
         sample.extend(extra);
-        sample.sort_by_key(|r| r.at);
+        sample.sort_by(row_order);
         sample.into_iter().map(|r| r.point).collect()
     }
 }

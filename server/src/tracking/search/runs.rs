@@ -25,7 +25,7 @@ pub fn search_run_ids(
     offset: usize,
     limit: usize,
 ) -> Result<Vec<String>, Error> {
-    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    let wheres = matching_on(conn, experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     if experiment_ids.is_empty() || limit == 0 {
         return Ok(Vec::new());
@@ -100,7 +100,7 @@ pub fn search_run_page(
         view,
     } = *q;
     let filtered = !parse_filter(filter)?.is_empty();
-    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    let wheres = matching_on(conn, experiment_ids, filter, view)?;
     let order = order::compile(order_by)?;
     let ids_text: Vec<String> = experiment_ids.iter().map(i64::to_string).collect();
     let query = cursor::fingerprint(&[
@@ -448,7 +448,7 @@ pub fn count_runs(
     filter: &str,
     view: ViewType,
 ) -> Result<u64, Error> {
-    let wheres = matching(conn.dialect(), experiment_ids, filter, view)?;
+    let wheres = matching_on(conn, experiment_ids, filter, view)?;
     if experiment_ids.is_empty() {
         return Ok(0);
     }
@@ -463,6 +463,7 @@ pub fn count_runs(
 
 /// The WHERE conditions (without `WHERE`) of the experiments' runs in `view` that match
 /// `filter`.
+#[cfg(test)]
 pub(super) fn matching(
     d: Dialect,
     experiment_ids: &[i64],
@@ -470,6 +471,53 @@ pub(super) fn matching(
     view: ViewType,
 ) -> Result<Sql, Error> {
     matching_as(d, experiment_ids, filter, view, Lookups::Planned)
+}
+
+/// [`matching`], with a param or tag equal to a value that fewer than [`FEW_BY_VALUE`]
+/// runs have (of any experiment; one probe of the `(key, value)` index, reading at most
+/// that many entries) written as the set of those runs (see [`compile_clause`]).
+pub(super) fn matching_on(
+    conn: &Conn,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+) -> Result<Sql, Error> {
+    build_matching(
+        conn.dialect(),
+        experiment_ids,
+        filter,
+        view,
+        Lookups::Planned,
+        Some(conn),
+    )
+}
+
+/// Below this many runs with a param's or tag's value, a filter on it reads them from the
+/// `(key, value)` index: at most that many primary-key lookups of runs. More (a value a
+/// third of the runs share, say) keep the lookup per run, which stops early with the page
+/// where the set would be read whole (measured on SQLite: `params.p00 = 'adam'` in an
+/// experiment of 1,000 runs, 9 ms per run, 72 ms as the set of 37,000 runs of every
+/// experiment).
+pub(super) const FEW_BY_VALUE: i64 = 1_000;
+
+/// Whether fewer than [`FEW_BY_VALUE`] rows of `table` (params or tags) have `key` equal
+/// to `value`.
+fn few_by_value(conn: &Conn, table: &str, key: &str, value: &[Value]) -> Result<bool, Error> {
+    let [value] = value else {
+        return Ok(false);
+    };
+    let sql = format!(
+        "SELECT count(*) FROM (SELECT 1 FROM {table} WHERE key = ? AND value = ? LIMIT ?) AS f"
+    );
+    let n: i64 = conn.prepare_cached(&sql)?.query_row(
+        crate::db::params_from_iter([
+            Value::Text(key.to_owned()),
+            value.clone(),
+            Value::Integer(FEW_BY_VALUE),
+        ]),
+        |r| r.get(0),
+    )?;
+    Ok(n < FEW_BY_VALUE)
 }
 
 /// How a filter's lookups (`EXISTS` over a run's metrics, params, tags or inputs) run.
@@ -492,6 +540,18 @@ pub(super) fn matching_as(
     view: ViewType,
     lookups: Lookups,
 ) -> Result<Sql, Error> {
+    build_matching(d, experiment_ids, filter, view, lookups, None)
+}
+
+/// [`matching_as`], probing `probe` for the values few runs have ([`matching_on`]).
+fn build_matching(
+    d: Dialect,
+    experiment_ids: &[i64],
+    filter: &str,
+    view: ViewType,
+    lookups: Lookups,
+    probe: Option<&Conn>,
+) -> Result<Sql, Error> {
     let clauses = parse_filter(filter)?;
     let mut sql = Sql::default();
     let marks = vec!["?"; experiment_ids.len().max(1)].join(",");
@@ -506,7 +566,7 @@ pub(super) fn matching_as(
         .extend(experiment_ids.iter().map(|id| Value::Integer(*id)));
     for clause in &clauses {
         sql.text.push_str(" AND ");
-        let mut c = compile_clause(d, clause)?;
+        let mut c = compile_clause(d, clause, lookups, probe)?;
         if lookups == Lookups::PerRun && d == Dialect::Postgres && c.text.starts_with("EXISTS (") {
             c.text.pop();
             c.text.push_str(" OFFSET 0)");
@@ -517,11 +577,45 @@ pub(super) fn matching_as(
 }
 
 /// Compiles one filter clause to a boolean SQL expression over the run `r`.
-fn compile_clause(d: Dialect, clause: &Clause) -> Result<Sql, Error> {
+///
+/// A param or tag equal to a value few runs have (`params.p = 'x'`, [`few_by_value`] on
+/// `probe`), where the lookups are [`Lookups::Planned`], is the set of runs the
+/// `(key, value)` index holds for it (`r.run_uuid IN (SELECT ...)`), read once: measured
+/// on SQLite at 100,000 runs, the first page of `params.p03 = '7'` (101 runs) took 240 ms
+/// as a lookup in every run's params and under 1 ms from the index. Other comparisons, a
+/// value many runs share, and the per-run walks keep a lookup per run.
+fn compile_clause(
+    d: Dialect,
+    clause: &Clause,
+    lookups: Lookups,
+    probe: Option<&Conn>,
+) -> Result<Sql, Error> {
     let field = Field::resolve(&clause.ident)?;
     field.check_op(clause.op)?;
     let literal = field.bind_value(clause)?;
     let (cmp, mut value) = comparison(d, clause.op, literal.clone());
+    let table = match field {
+        Field::Param(_) => "params",
+        _ => "tags",
+    };
+    let by_value = match (&field, probe) {
+        (Field::Param(k) | Field::Tag(k), Some(c))
+            if lookups == Lookups::Planned && clause.op == Op::Eq =>
+        {
+            few_by_value(c, table, k, &value)?
+        }
+        _ => false,
+    };
+    if let (Field::Param(k) | Field::Tag(k), true) = (&field, by_value) {
+        let mut params = vec![Value::Text(k.clone())];
+        params.extend(value);
+        return Ok(Sql {
+            text: format!(
+                "r.run_uuid IN (SELECT x.run_uuid FROM {table} x WHERE x.key = ? AND x.value {cmp})"
+            ),
+            params,
+        });
+    }
     // The run's row is found by its primary key (run, key). On SQLite the value is written
     // `+x.value`, which no index may serve: else the planner can pick the (key, value)
     // sort index instead and read every run's row that has the value, for each run

@@ -201,7 +201,7 @@ pub(super) fn reduce(
 
 /// The chunks of the lowest-level blocks `wanted` that exist (in block order, so that
 /// consecutive lookups walk nearby pages of the index).
-fn read_chunks(
+pub(super) fn read_chunks(
     c: &Conn,
     sid: i64,
     mut wanted: Vec<i64>,
@@ -450,7 +450,7 @@ impl Place {
 /// The blocks of `level` that exist among the four children of each of the blocks
 /// `parents` (ascending, at `level + LEVEL_STEP`), in block order: with one statement
 /// ([`children_of`]), or two at once for many parents ([`split_read`]).
-fn read_children(
+pub(super) fn read_children(
     c: &Conn,
     sid: i64,
     level: u32,

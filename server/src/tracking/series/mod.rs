@@ -11,6 +11,7 @@ mod chunks;
 mod cover;
 pub mod downsample;
 mod ingest;
+pub mod interval;
 mod parallel;
 mod query;
 mod scan;

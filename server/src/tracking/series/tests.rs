@@ -648,3 +648,141 @@ fn a_scan_reads_every_point_in_order_a_page_at_a_time() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The step-sampled history read from the block summaries is the one streamed from
+    /// every point: same points, same order, for any range and sample size.
+    #[test]
+    fn the_sampled_history_from_summaries_is_the_scan(
+        logged in logged(),
+        ranges in prop::collection::vec((0.0f64..1.0, 0.0f64..1.0, 1usize..400), 4),
+    ) {
+        use crate::tracking::history::{sample_points, sample_summaries};
+        let (c, sid) = store();
+        for chunk in logged.points.chunks(logged.batch) {
+            insert_points(&c, sid, chunk).unwrap();
+        }
+        let (lo, hi): (i64, i64) = c
+            .query_row("SELECT min(step), max(step) FROM metric_points", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        let text = |p: Vec<Point>| format!("{p:?}");
+        for (a, b, max) in ranges {
+            let (a, b) = (a.min(b), a.max(b));
+            let span = (hi - lo) as f64;
+            let range = (lo + (a * span) as i64 - 2, lo + (b * span) as i64 + 2);
+            for range in [None, Some(range)] {
+                let scan = text(sample_points(&c, sid, range, max).unwrap());
+                let blocks = text(sample_summaries(&c, sid, range, max).unwrap());
+                prop_assert_eq!(blocks, scan, "range {:?}, max_results {}", range, max);
+            }
+        }
+    }
+}
+
+/// Times `get-history-bulk-interval`'s sample of one series, streamed from every point
+/// (the path before block summaries served it) and read from the summaries, in one run
+/// on the same SQLite file; the answers must be the same. Sizes from `RUNLENS_BULK_BENCH`
+/// (comma-separated point counts, default 1,000,000 and 10,000,000). Run in a release
+/// build:
+/// `cargo test --release -p server --lib -- --ignored --nocapture bulk_interval_bench`.
+#[test]
+#[ignore]
+fn bulk_interval_bench() {
+    use crate::tracking::history::{sample_points, sample_summaries};
+    use std::time::Instant;
+    let sizes: Vec<i64> = std::env::var("RUNLENS_BULK_BENCH")
+        .unwrap_or_else(|_| "1000000,10000000".into())
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for n in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Conn::open_sqlite(dir.path().join("bench.db").to_str().unwrap()).unwrap();
+        c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF")
+            .unwrap();
+        crate::store::migrate(&mut c).unwrap();
+        c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        c.execute(
+            "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status, start_time,
+               lifecycle_stage, artifact_uri)
+             VALUES (?1, 0, 'r', 'u', 'RUNNING', 0, 'active', '')",
+            [RUN],
+        )
+        .unwrap();
+        let sid: i64 = c
+            .query_row(
+                "INSERT INTO metric_series (run_uuid, key) VALUES (?1, 'm') RETURNING series_id",
+                [RUN],
+                |r| r.get(0),
+            )
+            .unwrap();
+        // A training loss: a distinct float at every step, one spike of 100.0.
+        let seeded = Instant::now();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for start in (0..n).step_by(100_000) {
+            c.execute_batch("BEGIN").unwrap();
+            let points: Vec<Point> = (start..(start + 100_000).min(n))
+                .map(|s| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let noise = (x >> 11) as f64 / (1u64 << 53) as f64;
+                    let v = if s == n / 3 + 17 {
+                        100.0
+                    } else {
+                        1.0 / (1.0 + s as f64 / 1e4) + 0.05 * noise
+                    };
+                    p(s, 1_700_000_000_000 + s * 10, v)
+                })
+                .collect();
+            for batch in points.chunks(1_000) {
+                insert_points(&c, sid, batch).unwrap();
+            }
+            c.execute_batch("COMMIT").unwrap();
+        }
+        println!(
+            "{n} points seeded in {:.1} s",
+            seeded.elapsed().as_secs_f64()
+        );
+        for max in [320, 2500] {
+            let time = |f: &dyn Fn() -> Vec<Point>| {
+                let t = Instant::now();
+                let out = f();
+                (
+                    t.elapsed().as_secs_f64() * 1e3,
+                    format!("{out:?}"),
+                    out.len(),
+                )
+            };
+            let mut old = Vec::new();
+            let mut new = Vec::new();
+            let mut answers = Vec::new();
+            for _ in 0..3 {
+                let (ms, text, len) = time(&|| sample_points(&c, sid, None, max).unwrap());
+                old.push(ms);
+                answers.push((text, len));
+            }
+            for _ in 0..9 {
+                let (ms, text, len) = time(&|| sample_summaries(&c, sid, None, max).unwrap());
+                new.push(ms);
+                assert_eq!(text, answers[0].0, "{n} points, max_results {max}");
+                assert_eq!(len, answers[0].1);
+            }
+            println!(
+                "{n} points, max_results {max} ({} points back): every point {:.1} ms, \
+                 summaries {:.1} ms",
+                answers[0].1,
+                median(old),
+                median(new)
+            );
+        }
+    }
+}

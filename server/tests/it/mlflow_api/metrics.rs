@@ -273,3 +273,123 @@ async fn bulk_interval_errors() {
         .await;
     assert_error(&r, 400, "INVALID_PARAMETER_VALUE", "max_results");
 }
+
+/// The id of metric `s`'s series in `run`.
+fn series_id(app: &TestApp, run: &str) -> i64 {
+    let run = run.to_owned();
+    app.store
+        .blocking(move |c| {
+            Ok(c.query_row(
+                "SELECT series_id FROM metric_series WHERE run_uuid = ?1 AND key = 's'",
+                [run],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap()
+}
+
+/// A long series is sampled from its block summaries; the answer is the one the stream
+/// over every point gives (`sample_points`), on either backend: a smooth series, a noisy
+/// one with a spike between two sampled steps, and one with gaps, re-logged steps,
+/// negative steps, NaN and infinities; whole and cut ranges, small and large samples.
+#[tokio::test]
+async fn bulk_interval_from_summaries_is_the_full_scan() {
+    use server::tracking::history::{sample_points, sample_summaries, SCAN_PER_BUCKET};
+    use server::tracking::model::Point;
+    use server::tracking::series::insert_points;
+    let app = TestApp::new();
+    let n = 30_000i64;
+    let smooth = logged(&app, (0..n).map(|s| (s, 1_000 + s, s as f64 * 0.25))).await;
+    let noisy = logged(
+        &app,
+        (0..n).map(|s| {
+            let v = if s == 12_345 {
+                1e4
+            } else {
+                ((s * 7919) % 1000) as f64
+            };
+            (s, 7, v)
+        }),
+    )
+    .await;
+    let odd = logged(
+        &app,
+        (-2_000..n)
+            .filter(|s| s % 7 != 3)
+            .flat_map(|s| {
+                let v = (s % 97) as f64 - 40.0;
+                let again = (s % 5 == 0).then_some((s * 3, 9, -v));
+                [Some((s * 3, 8, v)), again]
+            })
+            .flatten(),
+    )
+    .await;
+    // NaN and the infinities (JSON has none of them): stored as log-batch stores them.
+    let sid = series_id(&app, &odd);
+    let special: Vec<Point> = (0..n)
+        .step_by(501)
+        .flat_map(|s| {
+            [f64::NAN, f64::INFINITY, f64::NEG_INFINITY]
+                .into_iter()
+                .enumerate()
+                .map(move |(i, value)| Point {
+                    step: s * 3 + i as i64,
+                    timestamp: 10,
+                    value,
+                })
+        })
+        .collect();
+    app.store
+        .blocking(move |c| insert_points(c, sid, &special))
+        .unwrap();
+    // Steps 12,345 and its neighbours are not sampled at max_results=320 (buckets of 93
+    // or 94 points from 0): the spike comes back on top of MLflow's 320.
+    let v = app
+        .ok_get(&format!(
+            "/metrics/get-history-bulk-interval?run_ids={noisy}&metric_key=s&max_results=320"
+        ))
+        .await;
+    let got = points_of(&v, &noisy);
+    assert!(got.contains(&(12_345, 7, 1e4)), "{got:?}");
+    let sid = series_id(&app, &noisy);
+    let want = app
+        .store
+        .blocking(move |c| sample_points(c, sid, None, 320))
+        .unwrap();
+    let want: Vec<(i64, i64, f64)> = want
+        .iter()
+        .map(|p| (p.step, p.timestamp, p.value))
+        .collect();
+    assert_eq!(got, want);
+    for run in [&smooth, &noisy, &odd] {
+        let sid = series_id(&app, run);
+        for max in [7, 320, 2500] {
+            assert!(n as u64 > SCAN_PER_BUCKET * max as u64);
+            for range in [
+                None,
+                Some((100, 20_000)),
+                Some((-5_000, 1)),
+                Some((4_097, 4_099)),
+            ] {
+                let (old, new) = app
+                    .store
+                    .blocking(move |c| {
+                        Ok((
+                            sample_points(c, sid, range, max)?,
+                            sample_summaries(c, sid, range, max)?,
+                        ))
+                    })
+                    .unwrap();
+                // Compared as text (NaN is not equal to itself), from the first difference.
+                let (new, old) = (format!("{new:?}"), format!("{old:?}"));
+                let at = new
+                    .bytes()
+                    .zip(old.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                let at = new[..at].rfind("Point").unwrap_or(0);
+                assert_eq!(&new[at..], &old[at..], "{range:?} {max}");
+            }
+        }
+    }
+}
