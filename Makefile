@@ -7,9 +7,11 @@ DATA_DIR ?= data
 BENCH_ARGS ?=
 # Ports of the demo's two simulated GPU agents (demo-node-1, demo-node-2) on 127.0.0.1.
 DEMO_AGENT_PORTS ?= 9401 9402
+# The origin whose pages may frame the GPU panel's embed links: a local Jupyter's by default.
+EMBED_ORIGIN ?= http://localhost:8888
 export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help tools app server agent build run test conformance conformance-mlflow e2e bench fmt clippy
+.PHONY: help tools app binaries server agent build run test conformance conformance-mlflow e2e bench fmt clippy
 
 help:
 	@echo "make run          install missing tools, build app + server + agent (release), serve on http://$(ADDR) with demo"
@@ -22,20 +24,21 @@ help:
 	@echo "make e2e          the Playwright browser tests"
 	@echo "make bench        side-by-side benchmark with a real MLflow server (writes docs/BENCHMARKS.md)"
 
+# What building and serving needs; `make test` installs the rest (scripts/test.sh).
 tools:
-	@bash scripts/install-tools.sh
+	@bash scripts/install-tools.sh run
 
 app: tools
 	cargo fetch --locked
 	trunk build --release
 
-server:
-	cargo build --release --locked -p server
+# Server and agent in one cargo invocation: their shared dependencies build once.
+binaries:
+	cargo build --release --locked -p server -p agent
 
-agent:
-	cargo build --release --locked -p agent
+server agent: binaries
 
-build: app server agent
+build: app binaries
 
 # The demo's simulated GPU agents start first, in the background, and stop when the server
 # does (trap); a busy port skips that agent with a message instead of failing. The server
@@ -55,7 +58,8 @@ run: build
 	  fi; \
 	done; \
 	RUNLENS_DEMO_NODES="$$(IFS=,; echo "$${nodes[*]}")" RUNLENS_DEMO_AGENT_TOKEN=demo-agent-token \
-	  target/release/runlens serve --addr $(ADDR) --data-dir $(DATA_DIR) --dist dist --demo
+	  target/release/runlens serve --addr $(ADDR) --data-dir $(DATA_DIR) --dist dist --demo \
+	  --embed-origin $(EMBED_ORIGIN)
 
 test:
 	@bash scripts/test.sh

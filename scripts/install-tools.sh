@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs whatever is missing to build and test runlens on a fresh Debian 12 machine.
 # Idempotent: every step checks first and skips what is already there (a warm run takes
-# about a second). Called by `make run` and `make test`.
+# about a second).
+#
+#   scripts/install-tools.sh run    what building and serving needs (`make run`): the
+#                                   wasm32 target, trunk, wasm-bindgen, end2end/node_modules
+#   scripts/install-tools.sh [test] all of the below (`make test`)
 #
 #   wasm32-unknown-unknown target  (rustup)
 #   trunk 0.21.14                  (cargo install --debug; 0.22 needs a newer rustc)
@@ -18,6 +22,12 @@
 # The apt, pip and npm steps run in the background while cargo compiles trunk and
 # wasm-bindgen (see `background` below).
 set -euo pipefail
+
+MODE="${1:-test}"
+case "$MODE" in
+    run | test) ;;
+    *) echo "usage: scripts/install-tools.sh [run|test]" >&2; exit 2 ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -139,7 +149,10 @@ background() {
         > "$JOBS/$name.log" 2>&1 &
     JOB_PID[$name]=$!
 }
-background packages-and-python system_and_python
+# Chromium, PostgreSQL and the Python venvs serve the tests and the benchmark only.
+if [ "$MODE" = test ]; then
+    background packages-and-python system_and_python
+fi
 background node-modules node_modules
 
 if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
@@ -167,4 +180,8 @@ if [ ${#failed[@]} -gt 0 ]; then
     exit 1
 fi
 
-say "ok: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}'), $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)'), mlflow server $(bench/.venv-mlflow/bin/python -c 'import mlflow; print(mlflow.__version__)')"
+tools="$(trunk --version), $(wasm-bindgen --version), wasm-opt $(end2end/node_modules/.bin/wasm-opt --version | awk '{print $3}')"
+if [ "$MODE" = test ]; then
+    tools="$tools, $(.venv/bin/python -c 'import mlflow; print("mlflow", mlflow.__version__)'), mlflow server $(bench/.venv-mlflow/bin/python -c 'import mlflow; print(mlflow.__version__)')"
+fi
+say "ok ($MODE): $tools"
