@@ -42,6 +42,11 @@ async function setupGpus(base) {
   const admin = await adminApi({ request }, base, ADMIN);
   for (const a of agents) await registerAgent(admin, a);
   await registerAgent(admin, { name: 'offline-node', url: `http://127.0.0.1:${await freePort()}`, token: 't', interval: 1 });
+  // Alice may watch every node (a run's runlens.nodes tag alone gives no access).
+  for (const name of [...GPU_NODES, 'cpu-only-node', 'offline-node']) {
+    const r = await admin.api.put(`/api/v1/nodes/${name}/access`, { data: { principal: { kind: 'user', name: 'alice' } }, headers: { 'X-CSRF-Token': admin.csrf } });
+    if (r.status() !== 204) throw new Error(`granting ${name}: ${r.status()} ${await r.text()}`);
+  }
   await admin.api.dispose();
   const token = JSON.parse(process.env.RUNLENS_E2E_SECRET_TOKENS)[0];
   const alice = await adminApi({ request }, base, USERS.alice);

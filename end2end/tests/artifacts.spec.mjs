@@ -179,7 +179,8 @@ test('a folder downloads as a zip', async ({ page }) => {
   expect(zip.includes(Buffer.from('nested/readme.md')) || zip.includes(Buffer.from('data/nested/readme.md'))).toBe(true);
 });
 
-test('an uploaded SVG with a script shows as an image and never runs it', async ({ page }) => {
+test('an uploaded SVG with a script shows as an image and never runs it', async ({ allowConsole, page }) => {
+  allowConsole(/Blocked script execution in '[^']*path=evil\.svg' because the document's frame is sandboxed/);
   const dialogs = watchScripts(page);
   await openTab(page);
   await row(page, 'evil.svg').click();
@@ -201,7 +202,8 @@ test('an uploaded SVG with a script shows as an image and never runs it', async 
   expect(dialogs).toEqual([]);
 });
 
-test('an uploaded HTML file shows as its source text and never runs', async ({ page }) => {
+test('an uploaded HTML file shows as its source text and never runs', async ({ allowConsole, page }) => {
+  allowConsole(/Blocked script execution in '[^']*path=page\.html' because the document's frame is sandboxed/);
   const dialogs = watchScripts(page);
   await openTab(page);
   await row(page, 'page.html').click();
@@ -225,7 +227,8 @@ test('a run without artifacts says how to log them', async ({ page }) => {
   await expect(page.getByText(/mlflow\.log_artifact\(\.\.\.\)/)).toBeVisible();
 });
 
-test('a file that does not exist says so', async ({ page }) => {
+test('a file that does not exist says so', async ({ allowConsole, page }) => {
+  allowConsole(/status of 404 \(Not Found\) \(http[^)]*path=logs\/missing\.log/);
   await page.goto(`/runs/${seeded.run_id}?tab=artifacts&file=logs/missing.log`);
   await expect(page.getByRole('alert')).toContainText('Not found');
 });

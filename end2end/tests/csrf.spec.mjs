@@ -99,7 +99,8 @@ test.describe('behind an SSO proxy', () => {
     await runlens?.stop();
   });
 
-  test('a cross-site text/plain form creates no user and no token', async ({ page, playwright }) => {
+  test('a cross-site text/plain form creates no user and no token', async ({ allowConsole, page, playwright }) => {
+    allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/, /status of 403 \(Forbidden\) \(http[^)]*\/api\/(v1\/tokens|2\.0\/mlflow\/users\/create)\)/);
     // The proxy works: a program's JSON request through it acts as the admin.
     const api = await playwright.request.newContext({ baseURL: proxy.url });
     const legit = await api.post('/api/2.0/mlflow/users/create', { data: { username: 'legit-user', password: 'legit-pw-1234567' } });
@@ -143,7 +144,8 @@ test.describe('login CSRF', () => {
     await evil?.close();
   });
 
-  test("a cross-site text/plain form does not sign the browser in", async ({ page, context }) => {
+  test("a cross-site text/plain form does not sign the browser in", async ({ allowConsole, page, context }) => {
+    allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/, /status of 403 \(Forbidden\) \(http[^)]*\/api\/v1\/session\)/);
     const resp = await submitFrom(page, `${evil.origin}/login`, '/api/v1/session');
     expect(resp.status, `session answered ${resp.status} ${resp.body}`).toBeGreaterThanOrEqual(400);
     expect(resp.status).toBeLessThan(500);
@@ -156,7 +158,8 @@ test.describe('login CSRF', () => {
   });
 });
 
-test("an API 401 to the browser does not ask for Basic credentials (no prompt to cache them)", async ({ page }) => {
+test("an API 401 to the browser does not ask for Basic credentials (no prompt to cache them)", async ({ allowConsole, page }) => {
+  allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/, /status of 401 \(Unauthorized\) \(http[^)]*\/api\/2\.0\/mlflow\/experiments\/search/);
   // A navigation to the MLflow API, signed out: a `WWW-Authenticate: Basic` here would make
   // the browser prompt, cache what the user types, and send it with cross-site forms later.
   const nav = await page.goto('/api/2.0/mlflow/experiments/search?max_results=1');

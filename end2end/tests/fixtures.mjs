@@ -1,7 +1,10 @@
 // Shared fixtures: the live server's URL as baseURL, the seeded ids, a page that is already
 // signed in (as alice unless a test says `test.use({ user: ... })`; `user: null` leaves it
 // signed out), and a guard that fails any test during which the page threw (a wasm panic
-// shows up as a page error).
+// shows up as a page error) or logged a console error it did not expect: a test that
+// expects some (a refused request the browser reports) names them with
+// `test.use({ expectedConsole: [/regex/] })` for a file or group, or calls the
+// `allowConsole(/regex/, ...)` fixture inside one test. Uncaught errors are never allowed.
 import { test as base, expect } from '@playwright/test';
 import { USERS } from '../users.mjs';
 
@@ -16,15 +19,33 @@ export const test = base.extend({
   },
   user: ['alice', { option: true }],
   page: async ({ page, user }, use) => {
+    // A panic's stack in full (the browser keeps 10 frames by default).
+    await page.addInitScript(() => { Error.stackTraceLimit = 60; });
     if (user) await signInByApi(page.request, USERS[user]);
     await use(page);
   },
+  expectedConsole: [[], { option: true }],
+  allowConsole: async ({}, use) => {
+    const allowed = [];
+    const allow = (...patterns) => allowed.push(...patterns);
+    allow.patterns = allowed;
+    await use(allow);
+  },
   pageErrors: [
-    async ({ page }, use) => {
+    async ({ page, expectedConsole, allowConsole }, use) => {
       const errors = [];
       page.on('pageerror', (e) => errors.push(String(e)));
+      page.on('console', (m) => {
+        if (m.type() !== 'error') return;
+        const where = m.location()?.url ? ` (${m.location().url})` : '';
+        errors.push({ console: `console.error: ${m.text()}${where}` });
+      });
       await use(errors);
-      expect(errors, 'uncaught errors in the page').toEqual([]);
+      const allowed = [...expectedConsole, ...allowConsole.patterns];
+      const unexpected = errors
+        .filter((e) => typeof e === 'string' || !allowed.some((re) => re.test(e.console)))
+        .map((e) => (typeof e === 'string' ? e : e.console));
+      expect(unexpected, 'uncaught errors or unexpected console errors in the page').toEqual([]);
     },
     { auto: true },
   ],

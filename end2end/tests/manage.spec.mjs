@@ -163,7 +163,8 @@ test('delete a run after confirming, then restore it from the banner', async ({ 
   expect((await getRun(request, id)).info.lifecycle_stage).toBe('active');
 });
 
-test('rename and describe an experiment; a refused rename shows MLflow\'s message', async ({ page, request }) => {
+test('rename and describe an experiment; a refused rename shows MLflow\'s message', async ({ allowConsole, page, request }) => {
+  allowConsole(/status of 400 \(Bad Request\) \(http[^)]*\/ajax-api\/2\.0\/mlflow\/experiments\/update\)/);
   const { name, experimentId } = await setup(request, 'exp');
   await page.goto(`/experiments/${experimentId}`);
   await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();

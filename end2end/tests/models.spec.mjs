@@ -70,7 +70,8 @@ test('the logged model page shows its data, source run and artifacts', async ({ 
 test.describe('as bob, who was given nothing', () => {
   test.use({ user: 'bob' });
 
-  test("alice's registered and logged models stay hidden", async ({ page }) => {
+  test("alice's registered and logged models stay hidden", async ({ allowConsole, page }) => {
+    allowConsole(/status of 403 \(Forbidden\) \(http[^)]*\/api\/v1\/(registered|logged)-models\//);
     await page.goto('/models?q=iris-class');
     await expect(page.getByRole('heading', { level: 1, name: 'Models' })).toBeVisible();
     await expect(page.getByText('No models match your search')).toBeVisible();

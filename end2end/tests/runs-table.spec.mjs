@@ -309,13 +309,16 @@ test.describe('at 390 px', () => {
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    // The table scrolls inside its card, the Run column still in view.
+    // The table scrolls inside its card, the Run column still in view (the page scrolled
+    // down to the table's last rows first: 40-px touch targets push them below the fold).
+    await page.keyboard.press('Escape');
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.locator('.runs-scroll').evaluate((el) => { el.scrollLeft = el.scrollWidth; });
     await expect(page.getByRole('link', { name: 'rt-run-0', exact: true })).toBeInViewport();
   });
 });
 
-test('a running run updates its row live, then stops', async ({ page, request }) => {
+test('a running run updates its row live, and the page stays live after it finishes', async ({ page, request }) => {
   const s = await seed(request);
   const id = await makeRun(request, s.exp, 'rt-live', { status: 'RUNNING', offset: 9000, params: { lr: '0.9' }, metrics: { loss: 5 } });
   await page.goto(`/experiments/${s.exp}`);
@@ -346,8 +349,110 @@ test('a running run updates its row live, then stops', async ({ page, request })
   expect(reloads, 'the table was not reloaded for the update').toEqual([]);
   await mlflow(request, 'runs/update', { run_id: id, status: 'FINISHED', end_time: Date.now() });
   await expect(row.getByText('Finished')).toBeVisible({ timeout: 2_000 });
-  // Nothing is running any more: the stream closes.
-  await expect(page.getByRole('status').filter({ hasText: /^Live/ })).toHaveCount(0, { timeout: 5_000 });
+  // Nothing is running any more, and the page still follows the experiment.
+  await page.waitForTimeout(1_000);
+  await expect(page.getByRole('status').filter({ hasText: /^Live/ })).toBeVisible();
+  await mlflow(request, 'runs/delete', { run_id: id });
+  await expect(row).toHaveCount(0, { timeout: 2_000 });
+});
+
+test('runs created, renamed, finished and deleted elsewhere show within 2 s with nothing running; pause, resume and refresh', async ({ page, request }) => {
+  // The experiment is this test's own: nothing in it runs when the page opens.
+  const { experiment_id: exp } = await mlflow(request, 'experiments/create', { name: `/Users/alice/e2e-runs-follow-${Date.now()}` });
+  await makeRun(request, exp, 'follow-old', { params: { lr: '0.1' }, metrics: { loss: 1 } });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.getByRole('link', { name: 'follow-old', exact: true })).toBeVisible();
+  const badge = page.getByRole('status').filter({ hasText: /^Live/ });
+  await expect(badge).toBeVisible();
+
+  // Created: its row appears without a reload.
+  const { run } = await mlflow(request, 'runs/create', { experiment_id: exp, run_name: 'follow-new', start_time: Date.now() - 300_000 });
+  const id = run.info.run_id;
+  const row = page.locator(`tr[data-run="${id}"]`);
+  await expect(row).toBeVisible({ timeout: 2_000 });
+  await expect(row.getByText('Running')).toBeVisible();
+  // Its relative start time ("5 min ago") is there; renamed and finished, the row follows.
+  await expect(row).toContainText('5 min ago');
+  await mlflow(request, 'runs/update', { run_id: id, run_name: 'follow-renamed' });
+  await expect(row.getByRole('link', { name: 'follow-renamed', exact: true })).toBeVisible({ timeout: 2_000 });
+  await mlflow(request, 'runs/update', { run_id: id, status: 'FINISHED', end_time: Date.now() });
+  await expect(row.getByText('Finished')).toBeVisible({ timeout: 2_000 });
+  // Deleted: the row goes.
+  await mlflow(request, 'runs/delete', { run_id: id });
+  await expect(row).toHaveCount(0, { timeout: 2_000 });
+
+  // Paused: nothing new shows until resumed, which catches up.
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Paused' })).toBeVisible();
+  const { run: late } = await mlflow(request, 'runs/create', { experiment_id: exp, run_name: 'follow-late', start_time: Date.now() });
+  await page.waitForTimeout(1_500);
+  await expect(page.locator(`tr[data-run="${late.info.run_id}"]`)).toHaveCount(0);
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await expect(page.locator(`tr[data-run="${late.info.run_id}"]`)).toBeVisible({ timeout: 2_000 });
+  await expect(badge).toBeVisible();
+
+  // Refresh asks for the table again.
+  const asked = page.waitForRequest((r) => /\/api\/v1\/experiments\/\d+\/runs\?/.test(r.url()));
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+  await asked;
+});
+
+test('relative times keep ticking on a page left open', async ({ page, request }) => {
+  const { experiment_id: exp } = await mlflow(request, 'experiments/create', { name: `/Users/alice/e2e-runs-tick-${Date.now()}` });
+  await page.clock.install();
+  const { run } = await mlflow(request, 'runs/create', { experiment_id: exp, run_name: 'tick', start_time: Date.now() - 50_000 });
+  await mlflow(request, 'runs/update', { run_id: run.info.run_id, status: 'FINISHED', end_time: Date.now() });
+  await page.goto(`/experiments/${exp}`);
+  const row = page.locator(`tr[data-run="${run.info.run_id}"]`);
+  await expect(row).toContainText('1 min ago');
+  await page.clock.runFor(3 * 60_000);
+  await expect(row).toContainText('4 min ago');
+});
+
+test('filtering, sorting, picking columns and switching views while a run logs live raise no errors', async ({ page, request }) => {
+  // The fixture fails the test on any page error or console error (a panic is both).
+  const s = await seed(request);
+  const id = await makeRun(request, s.exp, 'rt-journey', { status: 'RUNNING', offset: 9500, params: { lr: '0.5' }, metrics: { loss: 3 } });
+  let step = 2;
+  const logger = setInterval(() => {
+    request.post('/api/2.0/mlflow/runs/log-metric', {
+      data: { run_id: id, key: 'loss', value: 1 / step, timestamp: Date.now(), step: step++ },
+      headers: { Authorization: `Bearer ${aliceToken()}` },
+    }).catch(() => {});
+  }, 250);
+  try {
+    await page.goto(`/experiments/${s.exp}`);
+    const row = page.locator(`tr[data-run="${id}"]`);
+    await expect(row).toBeVisible();
+    const settle = () => page.waitForTimeout(1_200);
+    const filter = page.getByRole('textbox', { name: 'Filter runs' });
+    await filter.fill("params.lr = '0.5'");
+    await filter.press('Enter');
+    await expect(page.locator('tbody tr.run-row')).toHaveCount(1);
+    await settle();
+    await filter.fill('');
+    await filter.press('Enter');
+    await expect(page.locator('tbody tr.run-row')).not.toHaveCount(1);
+    await settle();
+    await page.getByRole('columnheader', { name: /^Run/ }).getByRole('button').click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('attributes.run_name ASC');
+    await settle();
+    await page.locator('summary', { hasText: 'Columns' }).click();
+    await page.getByRole('searchbox', { name: 'Search columns' }).fill('megabytes');
+    await page.locator('.columns-menu .picker-item', { hasText: MEM[0] }).locator('input').check();
+    await expect(header(page, `m.${MEM[0]}`)).toBeVisible();
+    await page.keyboard.press('Escape');
+    await settle();
+    await page.getByRole('checkbox', { name: 'Select rt-journey' }).check();
+    for (const tab of [/^Charts/, /^Compare/, /^Runs/]) {
+      await page.getByRole('tab', { name: tab }).click();
+      await settle();
+    }
+    await expect(row).toBeVisible();
+  } finally {
+    clearInterval(logger);
+  }
+  await mlflow(request, 'runs/update', { run_id: id, status: 'FINISHED', end_time: Date.now() });
   await mlflow(request, 'runs/delete', { run_id: id });
 });
 

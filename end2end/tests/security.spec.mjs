@@ -48,7 +48,8 @@ test.describe('session cookie', () => {
     await api.dispose();
   });
 
-  test('the browser holds it as HttpOnly; signing out clears it', async ({ page, context }) => {
+  test('the browser holds it as HttpOnly; signing out clears it', async ({ allowConsole, page, context }) => {
+    allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/);
     await page.goto('/');
     await page.getByLabel('Username').fill(USERS.carol.username);
     await page.getByLabel('Password').fill(USERS.carol.password);
@@ -108,7 +109,8 @@ test('using the app logs no CSP violation', async ({ page, seed }) => {
 test.describe('sign-in rate limit', () => {
   test.use({ user: null });
 
-  test('five failures lock the account out with 429, even for the right password', async ({ page, playwright, baseURL }) => {
+  test('five failures lock the account out with 429, even for the right password', async ({ allowConsole, page, playwright, baseURL }) => {
+    allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/, /status of 429 \(Too Many Requests\) \(http[^)]*\/api\/v1\/session\)/, /status of 403 \(Forbidden\) \(http[^)]*\/api\/v1\/session\)/);
     const api = await playwright.request.newContext({ baseURL });
     for (let i = 0; i < 5; i++) {
       const r = await api.post('/api/v1/session', { data: { username: USERS.dave.username, password: `wrong-${i}` } });

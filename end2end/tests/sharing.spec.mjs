@@ -65,7 +65,8 @@ async function expectDenied(page, share) {
   await expect(page.locator('canvas')).toHaveCount(0);
 }
 
-test('alice shares a view with bob; carol is told whom to ask; bob cannot log', async ({ browser, page, context, baseURL, seed }) => {
+test('alice shares a view with bob; carol is told whom to ask; bob cannot log', async ({ allowConsole, browser, page, context, baseURL, seed }) => {
+  allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/, /status of 403 \(Forbidden\) \(http[^)]*\/api\/(v1\/tokens|2\.0\/mlflow\/users\/create)\)/);
   test.setTimeout(120_000);
   const share = seed.share;
   const runId = share.runs['share-lr-0.01'];
@@ -191,7 +192,8 @@ test("bob's API token reads alice's shared experiment but cannot log to it", asy
   await api.dispose();
 });
 
-test('a link whose filter holds & = + comes back intact after sign-in', async ({ page, seed }) => {
+test('a link whose filter holds & = + comes back intact after sign-in', async ({ allowConsole, page, seed }) => {
+  allowConsole(/status of 401 \(Unauthorized\) \(http[^)]*\/api\/v1\/session\)/);
   // Characters that are syntax in a query string must survive the trip through /signin?next=.
   // (MLflow's grammar has AND only; the != clause matches every run and carries the syntax.)
   const tricky = "params.lr = '0.01' AND attributes.run_name != 'a&b=c+d'";

@@ -45,6 +45,10 @@ pub enum LiveEvent {
     Update(LiveUpdate),
     /// Events were dropped: refetch what the page shows.
     Resync,
+    /// The stream is open (first, or again after a reconnect).
+    Opened,
+    /// The connection dropped and the browser is reconnecting by itself.
+    Reconnecting,
     /// The stream closed for good (the browser will not reconnect by itself).
     Closed,
 }
@@ -52,7 +56,7 @@ pub enum LiveEvent {
 /// An experiment's live stream; closed when dropped.
 pub struct LiveStream {
     source: EventSource,
-    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 4],
+    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 5],
 }
 
 impl LiveStream {
@@ -78,11 +82,17 @@ impl LiveStream {
         let resync = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
             f(LiveEvent::Resync);
         });
+        let f = on_event.clone();
+        let opened = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+            f(LiveEvent::Opened);
+        });
         let src = source.clone();
         let error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-            if src.ready_state() == EventSource::CLOSED {
-                on_event(LiveEvent::Closed);
-            }
+            on_event(if src.ready_state() == EventSource::CLOSED {
+                LiveEvent::Closed
+            } else {
+                LiveEvent::Reconnecting
+            });
         });
         let listen = |name: &str, c: &Closure<dyn FnMut(web_sys::Event)>| {
             // Adding a listener to a live EventSource cannot fail.
@@ -90,12 +100,13 @@ impl LiveStream {
         };
         listen("update", &update);
         listen("resync", &resync);
+        listen("open", &opened);
         listen("error", &error);
         let unauthenticated = on_stream_unauthenticated(&source);
         listen("unauthenticated", &unauthenticated);
         Ok(Self {
             source,
-            _handlers: [update, resync, error, unauthenticated],
+            _handlers: [update, resync, opened, error, unauthenticated],
         })
     }
 }

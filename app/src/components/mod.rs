@@ -6,6 +6,7 @@ pub mod columns_picker;
 pub mod copy_button;
 pub mod gpu_panel;
 pub mod header;
+pub mod live_badge;
 pub mod markdown;
 pub mod pager;
 pub mod require_session;

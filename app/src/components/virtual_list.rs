@@ -72,12 +72,14 @@ impl VirtualScroll {
     }
 
     /// Reads the container's scroll position and height (call on scroll and on mount).
+    /// A scroll event may still reach a container whose view was just replaced: then
+    /// nothing happens.
     pub fn measure(&self) {
-        if let Some(el) = self.node.get_untracked() {
-            self.scroll_top.set(f64::from(el.scroll_top()));
+        if let Some(el) = self.node.try_get_untracked().flatten() {
+            self.scroll_top.try_set(f64::from(el.scroll_top()));
             let h = f64::from(el.client_height());
-            if h > 0.0 && h != self.viewport.get_untracked() {
-                self.viewport.set(h);
+            if h > 0.0 && self.viewport.try_get_untracked().is_some_and(|v| v != h) {
+                self.viewport.try_set(h);
             }
         }
     }

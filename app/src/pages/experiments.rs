@@ -13,7 +13,7 @@ use crate::components::search_box::{write_search, SearchBox};
 use crate::components::states::{EmptyState, ErrorView, Loading};
 use crate::components::table::SortHeader;
 use crate::format;
-use crate::hooks::{use_query_state, use_safe_navigate};
+use crate::hooks::{use_now, use_query_state, use_safe_navigate};
 use crate::routes::AppRoute;
 
 /// Experiments per page.
@@ -204,7 +204,7 @@ where
             view! { <EmptyState title="No experiments yet" hint="Log a run with the mlflow client (MLFLOW_TRACKING_URI pointing here) and it appears here." /> }.into_any()
         };
     }
-    let now = format::now_ms();
+    let now = use_now(15_000);
     let shown = data.items.len() as u64;
     let total = data.total;
     let rows = data.items.into_iter().map(|e| {
@@ -220,7 +220,7 @@ where
                     {e.description.map(|d| view! { <div class="muted small truncate">{d}</div> })}
                 </td>
                 <td class="num">{e.run_count}</td>
-                <td title=format::datetime(e.last_update_time)>{format::relative(e.last_update_time, now)}</td>
+                <td title=format::datetime(e.last_update_time)>{move || format::relative(e.last_update_time, now.get())}</td>
                 <td class="col-created" title=format::datetime(e.creation_time)>{format::date(e.creation_time)}</td>
             </tr>
         }

@@ -19,7 +19,6 @@
 //! [`super::table::layout`].
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use api_types as json;
 use leptos::prelude::*;
@@ -35,7 +34,6 @@ use super::workspace::Workspace;
 use crate::components::status_badge::StatusBadge;
 use crate::components::virtual_list::{visible_range, VirtualScroll};
 use crate::format;
-use crate::hooks::use_live_feed;
 use crate::routes::AppRoute;
 
 /// Row height in CSS pixels (must match `.runs-table tr.run-row` in the CSS).
@@ -54,7 +52,7 @@ struct RowCtx {
     ws: Workspace,
     patches: RwSignal<Patches>,
     deleted: Signal<HashSet<String>>,
-    now: RwSignal<i64>,
+    now: Signal<i64>,
     toggle: Callback<String>,
     layout: LayoutHandle,
 }
@@ -351,24 +349,6 @@ fn use_row_window(
     window
 }
 
-/// "Now", ticking every second while the page has running runs (their durations grow).
-fn use_ticking_now() -> RwSignal<i64> {
-    let now = RwSignal::new(format::now_ms());
-    if let Some(feed) = use_live_feed() {
-        if let Ok(handle) = set_interval_with_handle(
-            move || {
-                if !feed.running.with_untracked(HashSet::is_empty) {
-                    now.try_set(format::now_ms());
-                }
-            },
-            Duration::from_secs(1),
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    }
-    now
-}
-
 /// The runs of an experiment as a grouped, virtualised table.
 #[component]
 pub fn RunsTable(
@@ -420,7 +400,7 @@ pub fn RunsTable(
         ws,
         patches: live.patches,
         deleted,
-        now: use_ticking_now(),
+        now: live.now,
         toggle,
         layout: h,
     };

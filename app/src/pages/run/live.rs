@@ -1,20 +1,21 @@
-//! The run page while its run is live (issue 9): the page opens its experiment's live
-//! feed ([`provide_live_feed`]) for this one run, which is "running" in the feed while its
-//! status is RUNNING (so a finished run opens no stream) and "streamed" (its every new
-//! point comes). From the updates:
+//! The run page follows its run live: the page opens its experiment's live feed
+//! ([`provide_live_feed`]) with this one run "streamed" (its every new point comes), whatever
+//! its status, so a run resumed, renamed or deleted elsewhere shows here too. From the
+//! updates:
 //!
 //! - the header's status and duration follow the run's [`RunChange`](api_types::workspace::RunChange)s;
 //! - the Metrics tab's charts append their key's new points ([`LiveSeries`]), and a key
 //!   logged for the first time gets its chart;
-//! - "Live · updated hh:mm:ss" shows while the stream is open.
+//! - the header shows the stream's state ([`LiveBadge`]).
 
 use api_types as json;
 use leptos::prelude::*;
 
 use crate::components::chart_panel::LiveSeries;
+use crate::components::live_badge::LiveBadge;
 use crate::components::status_badge::StatusBadge;
 use crate::format;
-use crate::hooks::{is_live_status, provide_live_feed, LiveFeed};
+use crate::hooks::{is_live_status, provide_live_feed, use_now, LiveFeed};
 
 /// `Copy` handle of the run page's live state, provided as context.
 #[derive(Clone, Copy)]
@@ -60,11 +61,6 @@ pub fn provide_run_live(run: &json::RunDetail) -> RunLive {
         series: LiveSeries::new(feed, refetch),
     };
     feed.streamed.set(vec![run_id.clone()]);
-    if is_live_status(&run.status) && run.lifecycle_stage == "active" {
-        feed.running.update(|r| {
-            r.insert(run_id.clone());
-        });
-    }
     feed.on_update(move |u| {
         for change in u.runs.iter().filter(|c| c.run_id == run_id) {
             let was_live = live.status.try_with_untracked(|s| is_live_status(s));
@@ -95,8 +91,8 @@ pub fn use_run_live() -> Option<RunLive> {
     use_context::<RunLive>()
 }
 
-/// The header's status: the badge, the duration (growing with each update while the run
-/// runs) and "Live · updated hh:mm:ss" while the stream is open.
+/// The header's status: the badge, the duration (growing while the run runs) and the
+/// stream's state.
 #[component]
 pub fn RunLiveStatus(
     /// The page's live state.
@@ -105,28 +101,15 @@ pub fn RunLiveStatus(
     start_time: i64,
 ) -> impl IntoView {
     let badge = move || view! { <StatusBadge status=live.status.get() /> };
+    let now = use_now(1_000);
     let duration = move || {
-        let end = live
-            .end_time
-            .get()
-            .or_else(|| live.feed.last_update.get())
-            .unwrap_or_else(format::now_ms);
+        let end = live.end_time.get().unwrap_or_else(|| now.get());
         format::duration(end - start_time)
-    };
-    let updated = move || {
-        live.feed.open.get().then(|| {
-            let at = live.feed.last_update.get();
-            let text = match at {
-                Some(at) => format!("Live · updated {}", format::time_of_day(at)),
-                None => "Live".to_owned(),
-            };
-            view! { <span class="live-badge" data-testid="run-live" role="status"><span class="live-dot" aria-hidden="true"></span>{text}</span> }
-        })
     };
     view! {
         {badge}
         <span class="muted small run-duration" title="Duration">{duration}</span>
-        {updated}
+        <LiveBadge feed=live.feed testid="run-live" />
     }
 }
 

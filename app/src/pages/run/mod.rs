@@ -105,6 +105,7 @@ fn RunView(
     let overview_run = run.clone();
     let edit = RunEdit::new(&run);
     let live = provide_run_live(&run);
+    edit.follow(live.feed);
     let nodes = run_nodes(&run.tags);
     let has_nodes = !nodes.is_empty();
     let gpus_open = Signal::derive(move || has_nodes && qs.get("gpus").is_some_and(|v| v == "1"));

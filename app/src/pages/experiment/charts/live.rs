@@ -1,15 +1,13 @@
-//! The chart view on the page's live feed: while it is open, the selected runs' new points
-//! are streamed (`feed.streamed`; hidden runs too, since panels keep their series so that
-//! showing one again needs no request) and RUNNING shown runs keep the stream open
-//! (`feed.running`, since the table may show other rows); each update reaches the panels
-//! through one signal; a selected run finishing, or a resync, refetches every panel.
+//! The chart view on the page's live feed: the selected runs' new points are streamed
+//! (`feed.streamed`; hidden runs too, since panels keep their series so that showing one
+//! again needs no request); each update reaches the panels through one signal; a selected
+//! run finishing, or a resync, refetches every panel.
 
 use std::sync::Arc;
 
 use api_types::workspace::LiveUpdate;
 use leptos::prelude::*;
 
-use super::runs::RunInfo;
 use crate::hooks::{is_live_status, use_live_feed};
 
 /// What the live feed gives the view.
@@ -24,11 +22,7 @@ pub struct ChartLive {
 }
 
 /// Connects the view to the page's feed (nothing happens on a page without one).
-pub fn use_chart_live(
-    selected: Memo<Vec<String>>,
-    shown: Memo<Vec<String>>,
-    infos: Memo<Vec<RunInfo>>,
-) -> ChartLive {
+pub fn use_chart_live(selected: Memo<Vec<String>>) -> ChartLive {
     let live = ChartLive {
         update: RwSignal::new(None),
         refresh: RwSignal::new(0),
@@ -40,21 +34,6 @@ pub fn use_chart_live(
     Effect::new(move |_| feed.streamed.set(selected.get()));
     on_cleanup(move || {
         feed.streamed.try_set(Vec::new());
-    });
-    Effect::new(move |_| {
-        let shown = shown.get();
-        let running: Vec<String> = infos.with(|i| {
-            i.iter()
-                .filter(|r| is_live_status(&r.status) && shown.contains(&r.run_id))
-                .map(|r| r.run_id.clone())
-                .collect()
-        });
-        let missing = feed
-            .running
-            .with_untracked(|set| running.iter().any(|id| !set.contains(id)));
-        if missing {
-            feed.running.update(|set| set.extend(running));
-        }
     });
     Effect::new(move |prev: Option<u64>| {
         let n = feed.resync.get();

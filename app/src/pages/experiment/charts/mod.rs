@@ -109,7 +109,7 @@ pub fn ChartsView(
         Some(Ok(v)) => v,
         _ => prev.cloned().unwrap_or_default(),
     });
-    let live = use_chart_live(selected, shown, infos);
+    let live = use_chart_live(selected);
     Effect::new(move |_| {
         let n = live.runs_changed.get();
         if runs_changed.get_untracked() != n {

@@ -1,7 +1,8 @@
 //! Live rows of the runs table: the table's RUNNING/SCHEDULED runs go into the page's
 //! [`LiveFeed`]; each update patches the rows in place (status, end, name, the shown
-//! metric cells) instead of reloading the table; a run the table does not know (created
-//! since, or on a page not loaded yet) refetches it once, and a `resync` refetches it. Rows
+//! metric cells) instead of reloading the table; a run the table does not have (created or
+//! restored since, or on a page not loaded yet) or a run it has that was deleted refetches it
+//! ([`changes_rows`]), and a `resync` refetches it. Rows
 //! of pages loaded later join through [`LiveRows::add`].
 
 use std::collections::{HashMap, HashSet};
@@ -11,7 +12,7 @@ use json::workspace::LiveUpdate;
 use leptos::prelude::*;
 
 use crate::api::ApiError;
-use crate::hooks::{is_live_status, use_live_feed, LiveFeed};
+use crate::hooks::{use_live_feed, use_now};
 
 /// What the live stream changed in one row since the table loaded.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -57,37 +58,43 @@ impl Patches {
     }
 }
 
-/// The active runs an update names that the table does not have (it must be refetched).
-pub fn unknown_runs(u: &LiveUpdate, known: &HashSet<String>) -> Vec<String> {
-    u.runs
-        .iter()
-        .filter(|r| r.lifecycle_stage == "active" && !known.contains(&r.run_id))
-        .map(|r| r.run_id.clone())
-        .collect()
+/// Whether `u` changes which runs the table holds: an active run it does not have (created,
+/// restored, or on a page not loaded yet) or a run it has that was deleted. `asked` keeps,
+/// per run, the lifecycle stage a refetch was last asked for, so a run on a page not loaded
+/// yet asks once per stage, not at each of its updates.
+pub fn changes_rows(
+    u: &LiveUpdate,
+    known: &HashSet<String>,
+    asked: &mut HashMap<String, String>,
+) -> bool {
+    let mut refetch = false;
+    for r in &u.runs {
+        let active = r.lifecycle_stage == "active";
+        let has = known.contains(&r.run_id);
+        if active != has && asked.get(&r.run_id) != Some(&r.lifecycle_stage) {
+            asked.insert(r.run_id.clone(), r.lifecycle_stage.clone());
+            refetch = true;
+        }
+    }
+    refetch
 }
 
-/// The table's live patches and the runs the feed follows.
+/// The table's live patches and the rows it knows. Owned by the page, not the
+/// table, so a row's view never reads a signal of a table view replaced since.
 #[derive(Clone, Copy)]
 pub struct LiveRows {
     /// Live changes of the rows (cleared whenever the rows reload).
     pub patches: RwSignal<Patches>,
+    /// "Now", every second: relative times and running durations move.
+    pub now: Signal<i64>,
     known: StoredValue<HashSet<String>>,
-    feed: Option<LiveFeed>,
 }
 
 impl LiveRows {
-    /// Rows of a further page: known from now on, and followed while they run.
+    /// Rows of a further page: known from now on.
     pub fn add(&self, rows: &[json::RunRow]) {
         self.known
             .update_value(|k| k.extend(rows.iter().map(|r| r.run_id.clone())));
-        let live: Vec<String> = rows
-            .iter()
-            .filter(|r| is_live_status(&r.status))
-            .map(|r| r.run_id.clone())
-            .collect();
-        if let (Some(feed), false) = (self.feed, live.is_empty()) {
-            feed.running.update(|r| r.extend(live));
-        }
     }
 }
 
@@ -98,38 +105,25 @@ pub fn use_live_rows(runs: LocalResource<Result<json::RunTable, ApiError>>) -> L
     let feed = use_live_feed();
     let out = LiveRows {
         patches,
+        now: use_now(1_000),
         known,
-        feed,
     };
     let Some(feed) = feed else {
         return out;
     };
-    // Unknown runs that already caused a refetch: one on a page not loaded yet would
-    // otherwise refetch the table at each of its updates.
-    let asked = StoredValue::new(HashSet::<String>::new());
+    let asked = StoredValue::new(HashMap::<String, String>::new());
     Effect::new(move |_| {
         let Some(Ok(t)) = runs.get() else { return };
         let ids: HashSet<String> = t.rows.iter().map(|r| r.run_id.clone()).collect();
-        let live: HashSet<String> = t
-            .rows
-            .iter()
-            .filter(|r| is_live_status(&r.status))
-            .map(|r| r.run_id.clone())
-            .collect();
         known.set_value(ids);
         patches.set(Patches::default());
-        feed.running.set(live);
     });
     feed.on_update(move |u| {
         patches.try_update(|p| p.apply(u));
-        let fresh: Vec<String> = known
-            .try_with_value(|k| unknown_runs(u, k))
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|id| asked.try_with_value(|a| !a.contains(id)) == Some(true))
-            .collect();
-        if !fresh.is_empty() {
-            asked.try_update_value(|a| a.extend(fresh));
+        let refetch = known
+            .try_with_value(|k| asked.try_update_value(|a| changes_rows(u, k, a)))
+            .flatten();
+        if refetch == Some(true) {
             runs.refetch();
         }
     });
@@ -198,17 +192,47 @@ mod tests {
     }
 
     #[test]
-    fn unknown_active_runs_ask_for_a_refetch() {
+    fn new_restored_and_deleted_runs_ask_for_a_refetch_once_per_stage() {
         let known: HashSet<String> = ["a".to_owned()].into();
+        let mut asked = HashMap::new();
         let u = |c: RunChange| LiveUpdate {
             runs: vec![c],
             ..Default::default()
         };
-        assert!(unknown_runs(&u(change("a", "RUNNING", "active")), &known).is_empty());
-        assert_eq!(
-            unknown_runs(&u(change("b", "RUNNING", "active")), &known),
-            vec!["b"]
-        );
-        assert!(unknown_runs(&u(change("b", "FINISHED", "deleted")), &known).is_empty());
+        // A known run finishing changes a row, not which rows there are.
+        assert!(!changes_rows(
+            &u(change("a", "FINISHED", "active")),
+            &known,
+            &mut asked
+        ));
+        // A new run: once, however often it changes before the table has it.
+        assert!(changes_rows(
+            &u(change("b", "RUNNING", "active")),
+            &known,
+            &mut asked
+        ));
+        assert!(!changes_rows(
+            &u(change("b", "FINISHED", "active")),
+            &known,
+            &mut asked
+        ));
+        // A known run deleted, then restored while the table no longer has it.
+        assert!(changes_rows(
+            &u(change("a", "FINISHED", "deleted")),
+            &known,
+            &mut asked
+        ));
+        let known: HashSet<String> = HashSet::new();
+        assert!(changes_rows(
+            &u(change("a", "FINISHED", "active")),
+            &known,
+            &mut asked
+        ));
+        // A deleted run the table never had changes nothing.
+        assert!(!changes_rows(
+            &u(change("c", "FINISHED", "deleted")),
+            &known,
+            &mut asked
+        ));
     }
 }

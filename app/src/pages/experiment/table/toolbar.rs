@@ -1,5 +1,5 @@
 //! The runs view's toolbar extras: "Show deleted runs", "Export CSV" (every run matching
-//! the table's query, streamed by the server) and the page's "Live · updated hh:mm:ss".
+//! the table's query, streamed by the server) and the page's live state.
 
 use std::collections::HashSet;
 
@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::super::workspace::Workspace;
 use crate::api;
-use crate::format;
+use crate::components::live_badge;
 use crate::hooks::use_live_feed;
 
 /// "Show deleted runs" (`deleted=1`) and the CSV export of what the table shows.
@@ -35,22 +35,10 @@ pub fn TableActions(
     }
 }
 
-/// "Live · updated hh:mm:ss" while the page's live stream is open.
+/// The page's live state and its controls (see [`live_badge::LiveBadge`]).
 #[component]
 pub fn LiveBadge() -> impl IntoView {
-    use_live_feed().map(|feed| {
-        let text = move || match feed.last_update.get() {
-            Some(at) => format!("Live · updated {}", format::time_of_day(at)),
-            None => "Live".to_owned(),
-        };
-        view! {
-            <Show when=move || feed.open.get()>
-                <span class="live-badge" role="status" title="New points and status changes appear without a reload">
-                    <span class="live-badge-dot" aria-hidden="true"></span>{text}
-                </span>
-            </Show>
-        }
-    })
+    use_live_feed().map(|feed| view! { <live_badge::LiveBadge feed=feed /> })
 }
 
 /// Ids of the deleted runs among those `query` matches, while it shows deleted runs

@@ -16,6 +16,7 @@ use api_types as json;
 use leptos::prelude::*;
 
 use crate::api::{self, ApiError, NOTE_TAG};
+use crate::hooks::LiveFeed;
 
 /// The system tag MLflow keeps equal to a run's name.
 const RUN_NAME_TAG: &str = "mlflow.runName";
@@ -45,6 +46,22 @@ impl RunEdit {
             tags: RwSignal::new(run.tags.clone()),
             deleted: RwSignal::new(run.lifecycle_stage == "deleted"),
         }
+    }
+
+    /// Follows the run's renames, deletion and restoring made elsewhere (the page's live feed).
+    pub fn follow(&self, feed: LiveFeed) {
+        let edit = *self;
+        feed.on_update(move |u| {
+            let Some(id) = edit.run_id.try_get_value() else {
+                return;
+            };
+            for change in u.runs.iter().filter(|c| c.run_id == id) {
+                if edit.name.try_with_untracked(|n| *n != change.run_name) == Some(true) {
+                    edit.name.try_set(change.run_name.clone());
+                }
+                edit.deleted.try_set(change.lifecycle_stage == "deleted");
+            }
+        });
     }
 
     /// The description (tag `mlflow.note.content`), empty if none.
