@@ -108,6 +108,10 @@ pub struct ExperimentAccess {
     pub implicit: Vec<String>,
     /// Explicit grants.
     pub grants: Vec<Grant>,
+    /// The user who owns the experiment (its path is `/Users/<name>/...`): nobody can take
+    /// their access away, so the Share dialog offers no revoke on their row.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// `PUT /api/v1/experiments/{id}/access` body (CAN_MANAGE only): grant or change a level.

@@ -87,6 +87,11 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   await dialog.getByRole('combobox', { name: 'Level', exact: true }).selectOption('CAN_READ');
   await dialog.getByRole('button', { name: 'Grant' }).click();
   await expect(dialog.getByLabel('Permission for bob')).toHaveValue('CAN_READ');
+  await expect(dialog.getByRole('button', { name: 'Revoke bob' })).toBeEnabled();
+  // alice owns the experiment: her row says so and offers no way to lock herself out.
+  await expect(dialog.getByRole('button', { name: 'Revoke alice' })).toHaveCount(0);
+  await expect(dialog.getByLabel('Permission for alice')).toBeDisabled();
+  await expect(dialog.locator('.access-row', { hasText: 'alice' }).getByText('owner', { exact: true })).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(dialog).toHaveCount(0);
 

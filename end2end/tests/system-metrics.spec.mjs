@@ -1,6 +1,6 @@
 // The run's System metrics tab: grouped charts for a run logged by the stock mlflow client
-// with `log_system_metrics=True`, GPU sections per GPU for a run launched by
-// `runlens-agent run --simulate-gpus`, the empty state's advice, and a RUNNING run whose
+// with `log_system_metrics=True`, a node's GPUs overlaid per field (with a per-GPU toggle kept in
+// the URL) for a run launched by `runlens-agent run --simulate-gpus`, the empty state's advice, and a RUNNING run whose
 // new system metrics (two nodes, with the node filter) appear without a reload.
 import { execFileSync } from 'node:child_process';
 import { test, expect } from './fixtures.mjs';
@@ -61,7 +61,7 @@ test('a run logged with log_system_metrics=True shows CPU, memory, disk and netw
   await expect(page.getByRole('tab', { name: 'System metrics' })).toHaveAttribute('aria-selected', 'true');
 });
 
-test('a run launched by runlens-agent run shows a section per GPU', async ({ page, baseURL, request }) => {
+test('a run launched by runlens-agent run overlays its GPUs per field, each GPU toggled in every chart', async ({ page, baseURL, request }) => {
   test.setTimeout(90_000);
   execFileSync(agentBin(), [
     'run', '--server', baseURL, '--experiment', '/Users/alice/e2e-agent-system', '--run-name', 'agent-run',
@@ -73,10 +73,38 @@ test('a run launched by runlens-agent run shows a section per GPU', async ({ pag
   const { runs } = await mlflow(request, 'runs/search', { experiment_ids: [experiment.experiment_id] });
   const runId = runs[0].info.run_id;
   await page.goto(`/runs/${runId}?tab=system`);
-  for (const title of ['GPU 0', 'GPU 1', 'CPU', 'Memory']) await expect(section(page, title)).toBeVisible();
-  for (const field of ['utilization_percentage', 'temperature_celsius', 'memory_usage_megabytes']) {
-    await expect(chart(page, `system/sim-node/gpu_1_${field}`)).toHaveAttribute('data-status', 'drawn');
+  for (const title of ['GPUs', 'CPU', 'Memory']) await expect(section(page, title)).toBeVisible();
+  // One chart per field with a line per GPU (not one section per GPU), in two colours.
+  const fields = ['utilization_percentage', 'temperature_celsius', 'memory_usage_megabytes'];
+  for (const field of fields) {
+    const c = chart(page, `system/sim-node/gpu_*_${field}`);
+    await expect(c).toHaveAttribute('data-status', 'drawn');
+    await expect(c).toHaveAttribute('data-lines', '2');
+    expect(new Set((await c.getAttribute('data-colors')).split(',')).size).toBe(2);
   }
+  await expect(chart(page, 'system/sim-node/gpu_1_utilization_percentage')).toHaveCount(0);
+  const util = chart(page, 'system/sim-node/gpu_*_utilization_percentage');
+  const colors = (await util.getAttribute('data-colors')).split(',');
+
+  // Hiding GPU 1 hides it in every chart of the node, keeps GPU 0's colour, and is in the link.
+  await page.getByRole('checkbox', { name: 'GPU 1' }).uncheck();
+  for (const field of fields) await expect(chart(page, `system/sim-node/gpu_*_${field}`)).toHaveAttribute('data-lines', '1');
+  await expect(util).toHaveAttribute('data-colors', colors[0]);
+  await expect.poll(() => new URL(page.url()).searchParams.getAll('hide_gpu')).toEqual(['sim-node:1']);
+  await page.reload();
+  await expect(util).toHaveAttribute('data-lines', '1');
+  await expect(page.getByRole('checkbox', { name: 'GPU 1' })).not.toBeChecked();
+  await page.getByRole('checkbox', { name: 'GPU 1' }).check();
+  await expect(util).toHaveAttribute('data-lines', '2');
+  await expect.poll(() => new URL(page.url()).searchParams.getAll('hide_gpu')).toEqual([]);
+
+  // The tooltip lists every GPU's value under the cursor, highest first.
+  const box = await util.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  const rows = page.getByRole('tooltip').locator('.tt-run');
+  await expect(rows).toHaveCount(2);
+  const values = (await rows.locator('.mono').allTextContents()).map(Number);
+  expect(values[0]).toBeGreaterThanOrEqual(values[1]);
   // The run names its node, so the run page offers the live panel too.
   await expect(page.getByRole('button', { name: 'GPUs', exact: true })).toBeVisible();
 });
@@ -105,8 +133,8 @@ test('a running run refreshes, and the node filter shows one node', async ({ pag
 
   // Another node starts logging; the tab picks it up within one refresh.
   await log(['system/n2/cpu_utilization_percentage', 'system/n2/gpu_0_utilization_percentage']);
-  await expect(chart(page, 'system/n2/gpu_0_utilization_percentage')).toHaveAttribute('data-status', 'drawn', { timeout: 20_000 });
-  await expect(section(page, 'GPU 0 · n2')).toBeVisible();
+  await expect(chart(page, 'system/n2/gpu_*_utilization_percentage')).toHaveAttribute('data-status', 'drawn', { timeout: 20_000 });
+  await expect(section(page, 'GPUs · n2')).toBeVisible();
   await page.getByRole('combobox', { name: 'Node' }).selectOption('n2');
   await expect.poll(() => new URL(page.url()).searchParams.get('node')).toBe('n2');
   await expect(chart(page, 'system/n1/cpu_utilization_percentage')).toHaveCount(0);

@@ -132,6 +132,8 @@ test('three selected runs overlay in their colours; crosshair, zoom and grouping
   const tooltip = page.getByRole('tooltip');
   await expect(tooltip).toHaveCount(1);
   for (const name of ['wc-a', 'wc-b', 'wc-c']) await expect(tooltip.getByText(name, { exact: true })).toBeVisible();
+  // Highest value first: at step ~150 the loss is 1.5 (wc-c), 0.31 (wc-b), 0.2 (wc-a).
+  expect(await tooltip.locator('.tt-name').allTextContents()).toEqual(['wc-c', 'wc-b', 'wc-a']);
 
   // Dragging on one panel zooms every panel (one `zoom=` in the URL); both refetch.
   await page.mouse.move(box.x + box.width * 0.35, box.y + box.height * 0.5);

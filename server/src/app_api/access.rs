@@ -28,6 +28,7 @@ pub async fn get_experiment_access(
                 your_level: guard.level,
                 implicit: perm::implicit_access(id, &name, &all),
                 grants: perm::positive_grants(&all),
+                owner: perm::path_owner(&name).map(str::to_owned),
             })
         })
         .await?;

@@ -142,6 +142,14 @@ async fn sharing_api_grants_lists_and_revokes() {
     assert_eq!(v["your_level"], "CAN_READ");
     let grants = v["grants"].as_array().expect("grants");
     assert_eq!(grants.len(), 3, "alice (creator), bob, vision: {v}");
+    // The owner is named, so the Share dialog offers no revoke on her row; the server
+    // refuses it as well.
+    assert_eq!(v["owner"], "alice", "{v}");
+    let own = format!("{access}?kind=user&name=alice");
+    let (s, refused) = app.call_as(&alice, "DELETE", &own, None).await;
+    assert_eq!(s, 400, "{refused}");
+    let why = refused["message"].as_str().unwrap_or("");
+    assert!(why.contains("owner"), "{refused}");
     assert!(
         v["implicit"][0]
             .as_str()

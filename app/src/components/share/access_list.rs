@@ -39,6 +39,7 @@ pub fn AccessList(
         .map(|line| view! { <li class="access-row implicit">{line.clone()}</li> })
         .collect_view();
     let no_grants = access.grants.is_empty();
+    let owner = access.owner.clone();
     let grants = access
         .grants
         .into_iter()
@@ -46,14 +47,24 @@ pub fn AccessList(
             let name = g.principal.name.clone();
             let (p1, p2) = (g.principal.clone(), g.principal.clone());
             let level = g.level;
+            // The owner's access cannot be taken away (the server refuses it too).
+            let is_owner = g.principal.kind == json::PrincipalKind::User
+                && owner.as_deref() == Some(name.as_str());
+            let action = if is_owner {
+                view! { <span class="tag" title=format!("{name} owns this experiment: their access cannot be removed")>"owner"</span> }.into_any()
+            } else {
+                view! {
+                    <button class="button button-small" aria-label=format!("Revoke {name}") disabled=move || !can_manage.get()
+                        on:click=move |_| on_revoke.run(p2.clone())>"Revoke"</button>
+                }.into_any()
+            };
             view! {
                 <li class="access-row">
                     {principal_view(&g.principal)}
                     <LevelSelect label=format!("Permission for {name}") value=Signal::derive(move || level)
-                        disabled=Signal::derive(move || !can_manage.get())
+                        disabled=Signal::derive(move || is_owner || !can_manage.get())
                         on_change=Callback::new(move |l| on_change.run(json::GrantRequest { principal: p1.clone(), level: l })) />
-                    <button class="button button-small" aria-label=format!("Revoke {name}") disabled=move || !can_manage.get()
-                        on:click=move |_| on_revoke.run(p2.clone())>"Revoke"</button>
+                    {action}
                 </li>
             }
         })

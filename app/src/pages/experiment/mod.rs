@@ -5,6 +5,12 @@
 //! ([`provide_live_feed`]) shared by its views.
 
 mod charts;
+/// The chart view's multi-line model (the run page's GPU overlay draws with it too).
+pub(crate) mod chart_data {
+    pub(crate) use super::charts::{
+        build_chart, rank_values, values_at, y_px, LineOptions, LineSpec, PanelChart, RunSeries,
+    };
+}
 mod colcode;
 mod columns;
 mod compare;

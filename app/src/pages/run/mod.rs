@@ -101,6 +101,7 @@ fn RunView(
         Callback::new(move |t: RunTab| qs.set("tab", t.query_value().map(str::to_owned)));
     let metric_keys: Vec<String> = run.metrics.iter().map(|m| m.key.clone()).collect();
     let run_id = run.run_id.clone();
+    let experiment_id = run.experiment_id.clone();
     let status = run.status.clone();
     let overview_run = run.clone();
     let edit = RunEdit::new(&run);
@@ -153,7 +154,7 @@ fn RunView(
                     {move || match tab.get() {
                         Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() edit=edit /> }.into_any(),
                         Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
-                        Ok(RunTab::System) => view! { <SystemTab run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
+                        Ok(RunTab::System) => view! { <SystemTab experiment_id=experiment_id.clone() run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::Logs) => view! { <LogsTab run_id=run_id.clone() job=job /> }.into_any(),
                         Ok(RunTab::Artifacts) => view! { <ArtifactsTab run_id=run_id.clone() /> }.into_any(),
                         Err(e) => unknown_tab(&e).into_any(),

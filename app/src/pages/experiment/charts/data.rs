@@ -269,6 +269,38 @@ pub fn values_at(pc: &PanelChart, x: f64, slack: f64) -> Vec<LineValue> {
     out
 }
 
+/// How close, in CSS pixels, the cursor must be to a line's point to pick that line out.
+pub const PICK_PX: f64 = 16.0;
+
+/// The tooltip's rows: `values` highest first (W&B's order), and which of them is the line
+/// under the cursor, the one whose point `y_px_of` puts nearest `cursor_y` (within
+/// [`PICK_PX`]).
+pub fn rank_values(
+    mut values: Vec<LineValue>,
+    cursor_y: Option<f64>,
+    y_px_of: impl Fn(f64) -> Option<f64>,
+) -> (Vec<LineValue>, Option<usize>) {
+    values.sort_by(|a, b| b.y.total_cmp(&a.y));
+    let picked = cursor_y.and_then(|cy| {
+        values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, (y_px_of(v.y)? - cy).abs())))
+            .filter(|(_, d)| *d <= PICK_PX)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    });
+    (values, picked)
+}
+
+/// The pixel y of value `y` where `info` drew the plot (`None` where a log axis hides it).
+pub fn y_px(info: &crate::charts::DrawInfo, y: f64, log: bool) -> Option<f64> {
+    let (lo, hi) = (info.y.lo, info.y.hi);
+    crate::charts::scale::to_draw(y, log)
+        .filter(|_| hi > lo)
+        .map(|v| info.top + (hi - v) / (hi - lo) * info.height)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,5 +455,26 @@ mod tests {
         );
         assert_eq!(smooth.chart.lines[0].raw, vec![(0.0, 1.0), (10.0, 3.0)]);
         assert!(smooth.chart.lines[0].points[1].1 < 3.0);
+    }
+
+    #[test]
+    fn tooltip_rows_go_highest_first_and_pick_the_line_under_the_cursor() {
+        let v = |spec: usize, y: f64| LineValue {
+            spec,
+            x: 0.0,
+            y,
+            raw: None,
+            band: None,
+        };
+        // y maps to pixels as 100 - y (higher values nearer the top).
+        let px = |y: f64| Some(100.0 - y);
+        let (rows, picked) = rank_values(vec![v(0, 10.0), v(1, 50.0), v(2, 30.0)], Some(68.0), px);
+        let order: Vec<usize> = rows.iter().map(|r| r.spec).collect();
+        assert_eq!(order, [1, 2, 0]);
+        // The cursor at pixel 68 is 2 px from spec 2's point (y = 30 at pixel 70).
+        assert_eq!(picked, Some(1));
+        // Far from every point, or no cursor: nothing is picked.
+        assert_eq!(rank_values(vec![v(0, 10.0)], Some(10.0), px).1, None);
+        assert_eq!(rank_values(vec![v(0, 10.0)], None, px).1, None);
     }
 }

@@ -33,10 +33,14 @@ use crate::api;
 use crate::components::states::{EmptyState, ErrorView};
 use crate::hooks::{use_live_feed, QueryState};
 use controls::Controls;
+pub(crate) use data::{
+    build_chart, rank_values, values_at, y_px, LineOptions, PanelChart, RunSeries,
+};
 use legend::Legend;
 use live::use_chart_live;
 use panel::Panel;
-use runs::{fetch_runs, line_specs, LineSpec, RunInfo};
+pub(crate) use runs::LineSpec;
+use runs::{fetch_runs, line_specs, RunInfo};
 use settings::{panel_keys, ChartSettings};
 
 /// How many runs "Select top N" selects.

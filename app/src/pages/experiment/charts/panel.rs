@@ -224,9 +224,11 @@ pub fn Panel(
     });
 
     let drag = RwSignal::new(None::<(f64, f64)>);
+    let cursor_y = RwSignal::new(None::<f64>);
     let k = key.clone();
     let moved = move |ev: MouseEvent| {
         let px = f64::from(ev.offset_x());
+        cursor_y.set(Some(f64::from(ev.offset_y())));
         if let Some((start, _)) = drag.get_untracked() {
             drag.set(Some((start, px)));
         }
@@ -258,6 +260,7 @@ pub fn Panel(
     let k = key.clone();
     let left = move || {
         drag.set(None);
+        cursor_y.set(None);
         if ctx
             .hover
             .with_untracked(|h| h.as_ref().is_some_and(|(hk, _)| *hk == k))
@@ -357,7 +360,7 @@ pub fn Panel(
                 ></canvas>
                 {crosshair}
                 {selection}
-                <Tooltip x=hovered_x chart=chart info=info ctx=ctx />
+                <Tooltip x=hovered_x cursor_y=cursor_y chart=chart info=info ctx=ctx />
                 {overlay}
             </div>
             {missing}

@@ -1,9 +1,10 @@
 //! The hovered panel's tooltip: the x under the cursor and every line's value there (a
-//! run's value, or a group's mean with its min–max), in legend order.
+//! run's value, or a group's mean with its min–max), highest first, the line under the
+//! cursor picked out (its row marked, a dot on its point).
 
 use leptos::prelude::*;
 
-use super::data::{values_at, PanelChart};
+use super::data::{rank_values, values_at, y_px, PanelChart};
 use super::ViewCtx;
 use crate::charts::nearest::x_to_pixel;
 use crate::charts::{scale, DrawInfo};
@@ -18,6 +19,9 @@ pub fn Tooltip(
     /// Data x under the cursor, when this panel is hovered.
     #[prop(into)]
     x: Signal<Option<f64>>,
+    /// The cursor's pixel y in the canvas, when this panel is hovered.
+    #[prop(into)]
+    cursor_y: Signal<Option<f64>>,
     /// What the panel drew.
     chart: Memo<Option<PanelChart>>,
     /// Where it drew it.
@@ -29,12 +33,13 @@ pub fn Tooltip(
         let x = x.get()?;
         let i = info.get()?;
         let specs = ctx.specs.get();
-        let axis = ctx.settings.with(|s| s.x.axis());
+        let (axis, log) = ctx.settings.with(|s| (s.x.axis(), s.log_y));
         let per_px = (i.x_range.1 - i.x_range.0) / i.width.max(1.0);
         let values = chart.with(|c| c.as_ref().map(|pc| values_at(pc, x, SLACK_PX * per_px)))?;
         if values.is_empty() {
             return None;
         }
+        let (values, picked) = rank_values(values, cursor_y.get(), |v| y_px(&i, v, log));
         let px = x_to_pixel(x, i.left, i.width, i.x_range);
         let right = i.left + i.width;
         let style = if px > right - 220.0 {
@@ -43,9 +48,18 @@ pub fn Tooltip(
             format!("left:{}px;top:8px", px + 14.0)
         };
         let head = scale::x_readout(values[0].x, axis);
+        let dot = picked.and_then(|p| {
+            let v = &values[p];
+            let color = specs.get(v.spec)?.color.clone();
+            let (dx, dy) = (x_to_pixel(v.x, i.left, i.width, i.x_range), y_px(&i, v.y, log)?);
+            Some(view! {
+                <div class="chart-dot" style=format!("left:{dx}px;top:{dy}px;border-color:{color}")></div>
+            })
+        });
         let rows = values
             .into_iter()
-            .filter_map(|v| {
+            .enumerate()
+            .filter_map(|(row, v)| {
                 let spec = specs.get(v.spec)?.clone();
                 let label = if spec.group {
                     format!("{} ({})", spec.label, spec.runs.len())
@@ -58,7 +72,7 @@ pub fn Tooltip(
                     .map(|(lo, hi)| format!("{} – {}", format::value(lo), format::value(hi)))
                     .or_else(|| v.raw.map(|r| format!("raw {}", format::value(r))));
                 Some(view! {
-                    <div class="tt-run">
+                    <div class="tt-run" class:tt-picked=picked == Some(row)>
                         <span class="swatch" style=format!("background:{}", spec.color)></span>
                         <span class="tt-name truncate">{label}</span>
                         <span class="mono">{format::value(v.y)}</span>
@@ -68,6 +82,7 @@ pub fn Tooltip(
             })
             .collect_view();
         Some(view! {
+            {dot}
             <div class="chart-tooltip wchart-tooltip" style=style role="tooltip">
                 <div class="tt-head mono">{head}</div>
                 {rows}

@@ -123,10 +123,35 @@ pub fn chart_title(key: &str, multi_node: bool) -> String {
 /// A section of the tab: a title and its charts' keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
-    /// e.g. `GPU 0 · node-1`, `CPU`.
+    /// e.g. `CPU`, `Memory`.
     pub title: String,
     /// The keys, in chart order.
     pub keys: Vec<String>,
+}
+
+/// One chart of a node's GPUs: one field (`utilization_percentage`, …) with a line per GPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuChart {
+    /// The field, e.g. `utilization_percentage` (the chart's title).
+    pub field: String,
+    /// What names the chart in the page and its zoom in the URL:
+    /// `system/<node>/gpu_*_<field>` (`system/gpu_*_<field>` without a node).
+    pub id: String,
+    /// `(GPU index, key)` per line, by index.
+    pub lines: Vec<(u32, String)>,
+}
+
+/// A node's GPUs: their indexes and one overlaid chart per field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuSection {
+    /// `GPUs`, or `GPUs · <node>` when the run has several nodes.
+    pub title: String,
+    /// The node, when the keys name one.
+    pub node: Option<String>,
+    /// The GPU indexes, ascending (a GPU's colour is its place here).
+    pub gpus: Vec<u32>,
+    /// The charts, MLflow's fields first in reading order.
+    pub charts: Vec<GpuChart>,
 }
 
 /// The distinct node ids of `keys`, sorted.
@@ -137,34 +162,94 @@ pub fn nodes(keys: &[String]) -> Vec<String> {
     n
 }
 
-/// Groups the system keys of `keys` (others are ignored) into sections: one per GPU per
-/// node, then CPU, memory, disk, network and other. With `node`, only that node's keys.
-pub fn sections(keys: &[String], node: Option<&str>) -> Vec<Section> {
-    let multi = nodes(keys).len() > 1;
-    let mut parsed: Vec<SystemKey> = keys
-        .iter()
+fn parsed(keys: &[String], node: Option<&str>) -> Vec<SystemKey> {
+    keys.iter()
         .filter_map(|k| parse_key(k))
         .filter(|k| node.is_none_or(|n| k.node.as_deref() == Some(n)))
-        .collect();
-    // GPU sections by node then index; the others by group, each by metric then node.
-    parsed.sort_by(|a, b| {
-        let section = |k: &SystemKey| match k.group {
-            Group::Gpu(i) => (0, k.node.clone(), i),
-            g => (g.rank(), None, 0),
+        .collect()
+}
+
+/// The GPU keys of `keys` as one section per node (with `node`, only that node's), each
+/// with a chart per field overlaying the node's GPUs.
+pub fn gpu_sections(keys: &[String], node: Option<&str>) -> Vec<GpuSection> {
+    let multi = nodes(keys).len() > 1;
+    let mut out: Vec<GpuSection> = Vec::new();
+    for k in parsed(keys, node) {
+        let Group::Gpu(i) = k.group else { continue };
+        // `gpu_<i>_<field>`: Group::of checked the shape.
+        let field = k
+            .metric
+            .splitn(3, '_')
+            .nth(2)
+            .unwrap_or_default()
+            .to_owned();
+        let at = match out.iter().position(|s| s.node == k.node) {
+            Some(at) => at,
+            None => {
+                out.push(GpuSection {
+                    title: match (&k.node, multi) {
+                        (Some(n), true) => format!("GPUs · {n}"),
+                        _ => "GPUs".to_owned(),
+                    },
+                    node: k.node.clone(),
+                    gpus: Vec::new(),
+                    charts: Vec::new(),
+                });
+                out.len() - 1
+            }
         };
-        section(a)
-            .cmp(&section(b))
-            .then(field_rank(&a.metric).cmp(&field_rank(&b.metric)))
+        let s = &mut out[at];
+        if !s.gpus.contains(&i) {
+            s.gpus.push(i);
+        }
+        match s.charts.iter_mut().find(|c| c.field == field) {
+            Some(c) => c.lines.push((i, k.key)),
+            None => {
+                let id = match &k.node {
+                    Some(n) => format!("system/{n}/gpu_*_{field}"),
+                    None => format!("system/gpu_*_{field}"),
+                };
+                s.charts.push(GpuChart {
+                    field,
+                    id,
+                    lines: vec![(i, k.key)],
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.node.cmp(&b.node));
+    for s in &mut out {
+        s.gpus.sort_unstable();
+        s.charts.sort_by(|a, b| {
+            field_rank(&a.field)
+                .cmp(&field_rank(&b.field))
+                .then(a.field.cmp(&b.field))
+        });
+        for c in &mut s.charts {
+            c.lines.sort();
+        }
+    }
+    out
+}
+
+/// Groups the system keys of `keys` other than GPUs' (see [`gpu_sections`]; others are
+/// ignored) into sections: CPU, memory, disk, network and other, each by metric then
+/// node. With `node`, only that node's keys.
+pub fn sections(keys: &[String], node: Option<&str>) -> Vec<Section> {
+    let mut parsed: Vec<SystemKey> = parsed(keys, node)
+        .into_iter()
+        .filter(|k| !matches!(k.group, Group::Gpu(_)))
+        .collect();
+    parsed.sort_by(|a, b| {
+        a.group
+            .rank()
+            .cmp(&b.group.rank())
             .then(a.metric.cmp(&b.metric))
             .then(a.node.cmp(&b.node))
     });
     let mut out: Vec<Section> = Vec::new();
     for k in parsed {
-        let title = match (k.group, &k.node) {
-            (Group::Gpu(i), Some(n)) if multi => format!("GPU {i} · {n}"),
-            (Group::Gpu(i), _) => format!("GPU {i}"),
-            (g, _) => g.title().to_owned(),
-        };
+        let title = k.group.title().to_owned();
         match out.last_mut() {
             Some(s) if s.title == title => s.keys.push(k.key),
             _ => out.push(Section {
@@ -254,45 +339,66 @@ mod tests {
             "system/network_receive_megabytes",
         ]);
         let s = sections(&k, None);
-        assert_eq!(
-            titles(&s),
-            ["GPU 0", "GPU 1", "CPU", "Memory", "Disk", "Network"]
-        );
-        assert_eq!(
-            s[0].keys,
-            keys(&[
-                "system/gpu_0_utilization_percentage",
-                "system/gpu_0_memory_usage_megabytes",
-                "system/gpu_0_power_usage_watts",
-            ])
-        );
-        assert_eq!(s[5].keys.len(), 2);
+        assert_eq!(titles(&s), ["CPU", "Memory", "Disk", "Network"]);
+        assert_eq!(s[3].keys.len(), 2);
         assert!(nodes(&k).is_empty());
+        let g = gpu_sections(&k, None);
+        assert_eq!(g.len(), 1);
+        assert_eq!((g[0].title.as_str(), g[0].node.as_deref()), ("GPUs", None));
+        assert_eq!(g[0].gpus, [0, 1]);
+        let fields: Vec<&str> = g[0].charts.iter().map(|c| c.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "utilization_percentage",
+                "memory_usage_megabytes",
+                "power_usage_watts"
+            ]
+        );
+        assert_eq!(g[0].charts[0].id, "system/gpu_*_utilization_percentage");
+        assert_eq!(
+            g[0].charts[0].lines,
+            [
+                (0, "system/gpu_0_utilization_percentage".to_owned()),
+                (1, "system/gpu_1_utilization_percentage".to_owned()),
+            ]
+        );
+        assert_eq!(g[0].charts[2].lines.len(), 1);
     }
 
     #[test]
-    fn multi_node_keys_get_a_section_per_gpu_per_node_and_a_filter() {
+    fn multi_node_keys_get_a_gpu_section_per_node_and_a_filter() {
         let k = keys(&[
             "system/b/gpu_0_utilization_percentage",
             "system/a/gpu_1_utilization_percentage",
+            "system/a/gpu_10_utilization_percentage",
             "system/a/gpu_0_temperature_celsius",
             "system/a/cpu_utilization_percentage",
             "system/b/cpu_utilization_percentage",
         ]);
         assert_eq!(nodes(&k), ["a", "b"]);
+        let g = gpu_sections(&k, None);
+        let gt: Vec<&str> = g.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(gt, ["GPUs · a", "GPUs · b"]);
+        assert_eq!(g[0].gpus, [0, 1, 10]);
+        assert_eq!(g[0].charts[0].id, "system/a/gpu_*_utilization_percentage");
+        let idx: Vec<u32> = g[0].charts[0].lines.iter().map(|l| l.0).collect();
+        assert_eq!(idx, [1, 10]);
+        assert_eq!(g[0].charts[1].field, "temperature_celsius");
         let s = sections(&k, None);
-        assert_eq!(titles(&s), ["GPU 0 · a", "GPU 1 · a", "GPU 0 · b", "CPU"]);
+        assert_eq!(titles(&s), ["CPU"]);
         assert_eq!(
-            s[3].keys,
+            s[0].keys,
             keys(&[
                 "system/a/cpu_utilization_percentage",
                 "system/b/cpu_utilization_percentage"
             ])
         );
-        let only_b = sections(&k, Some("b"));
-        assert_eq!(titles(&only_b), ["GPU 0 · b", "CPU"]);
+        let only_b = gpu_sections(&k, Some("b"));
+        assert_eq!(only_b.len(), 1);
+        assert_eq!(only_b[0].gpus, [0]);
         assert_eq!(
-            only_b[1].keys,
+            sections(&k, Some("b"))[0].keys,
             keys(&["system/b/cpu_utilization_percentage"])
         );
     }

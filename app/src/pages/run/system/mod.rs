@@ -1,9 +1,11 @@
 //! The run's System metrics tab (`?tab=system`): the `system/...` metrics that MLflow's
 //! monitor (`log_system_metrics=True`) or `runlens-agent run` logged, grouped by [`keys`]
-//! into GPU (per GPU, per node), CPU, memory, disk and network charts; `?x=wall|relative`
+//! into GPU (a node's GPUs overlaid per field, [`gpu_overlay`]), CPU, memory, disk and
+//! network charts; `?x=wall|relative`
 //! (default relative), `?node=` for one node of a multi-node run; refreshed every 10 s
 //! while the run is RUNNING.
 
+mod gpu_overlay;
 mod keys;
 
 use api_types as json;
@@ -16,6 +18,7 @@ use crate::api;
 use crate::components::chart_panel::ChartPanel;
 use crate::components::states::EmptyState;
 use crate::hooks::{use_query_state, QueryState};
+use gpu_overlay::GpuSectionView;
 
 /// How often a RUNNING run's charts are refreshed (ms).
 const REFRESH_MS: u64 = 10_000;
@@ -115,6 +118,8 @@ fn use_refresh(
 /// The System metrics tab.
 #[component]
 pub fn SystemTab(
+    /// The run's experiment id.
+    experiment_id: String,
     /// Run id.
     run_id: String,
     /// The run's status when the page loaded.
@@ -130,23 +135,41 @@ pub fn SystemTab(
     let node = Memo::new(move |_| qs.get("node").filter(|n| !n.is_empty()));
     let nodes = Memo::new(move |_| keys.with(|k| keys::nodes(k)));
     let sections = Memo::new(move |_| keys.with(|k| keys::sections(k, node.get().as_deref())));
+    let gpu_sections =
+        Memo::new(move |_| keys.with(|k| keys::gpu_sections(k, node.get().as_deref())));
+    let zoom_of = Callback::new(move |id: String| {
+        qs.get_all("zoom")
+            .iter()
+            .filter_map(|z| parse_zoom(z))
+            .find(|(zk, ..)| *zk == id)
+            .map(|(_, lo, hi)| (lo, hi))
+    });
+    let set_chart_zoom =
+        Callback::new(move |(id, r): (String, Option<(f64, f64)>)| set_zoom(qs, &id, r));
+    let run = run_id.clone();
     let chart = move |key: String| {
         let k = key.clone();
-        let zoom = Signal::derive(move || {
-            qs.get_all("zoom")
-                .iter()
-                .filter_map(|z| parse_zoom(z))
-                .find(|(zk, ..)| *zk == k)
-                .map(|(_, lo, hi)| (lo, hi))
-        });
+        let zoom = Signal::derive(move || zoom_of.run(k.clone()));
         let k = key.clone();
         let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
         let title = keys::chart_title(&key, nodes.with_untracked(Vec::len) > 1);
-        view! { <ChartPanel run_id=run_id.clone() key=key title=title x_axis=x_axis log_y=false smoothing=0.0 zoom=zoom on_zoom=on_zoom refresh=tick /> }
+        view! { <ChartPanel run_id=run.clone() key=key title=title x_axis=x_axis log_y=false smoothing=0.0 zoom=zoom on_zoom=on_zoom refresh=tick /> }
+    };
+    let gpus = move || {
+        gpu_sections
+            .get()
+            .into_iter()
+            .map(|section| {
+                view! {
+                    <GpuSectionView experiment_id=experiment_id.clone() run_id=run_id.clone() section=section
+                        qs=qs x_axis=x_axis refresh=tick zoom_of=zoom_of set_zoom=set_chart_zoom />
+                }
+            })
+            .collect_view()
     };
     let body = move || {
         let sections = sections.get();
-        if sections.is_empty() {
+        if sections.is_empty() && gpu_sections.with(Vec::is_empty) {
             let title = match node.get() {
                 Some(n) => format!("No system metrics from node {n}"),
                 None => "No system metrics logged".to_owned(),
@@ -172,6 +195,7 @@ pub fn SystemTab(
     view! {
         <Controls qs=qs x_axis=x_axis nodes=nodes />
         {move || running.get().then(|| view! { <p class="muted small">"The run is running: these charts refresh every 10 s."</p> })}
+        {gpus}
         {body}
     }
 }
