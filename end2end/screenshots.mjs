@@ -88,6 +88,7 @@ async function main() {
     { name: 'signin', path: '/signin', signedIn: false },
     { name: 'experiments', path: '/' },
     { name: 'experiment', path: `/experiments/${seed.experiment_id}` },
+    { name: 'experiment-share', path: `/experiments/${seed.experiment_id}`, share: true },
     { name: 'run-metrics', path: `/runs/${seed.runs['spiky-run']}?tab=metrics`, chart: true },
     { name: 'run-overview', path: `/runs/${seed.runs['spiky-run']}` },
     { name: 'settings', path: '/settings' },
@@ -113,8 +114,12 @@ async function main() {
           }
           if (p.gpus) await gpuChartsDrawn(page);
           if (p.system) {
-            await page.getByTestId(`chart-system/${GPU_NODES[0]}/gpu_0_utilization_percentage`).waitFor();
+            await page.getByTestId(`chart-system/${GPU_NODES[0]}/gpu_*_utilization_percentage`).waitFor();
             await page.waitForFunction(() => [...document.querySelectorAll('.chart-canvas')].every((c) => c.dataset.status === 'drawn'), null, { timeout: 30_000 });
+          }
+          if (p.share) {
+            await page.getByRole('button', { name: 'Share' }).click();
+            await page.getByRole('dialog', { name: 'Share' }).getByText('Who has access').waitFor();
           }
           await page.waitForTimeout(300);
           const file = path.join(out, `${p.name}-${size.width}-${theme}.png`);
