@@ -8,7 +8,7 @@ mod charts;
 /// The chart view's multi-line model (the run page's GPU overlay draws with it too).
 pub(crate) mod chart_data {
     pub(crate) use super::charts::{
-        build_chart, rank_values, values_at, y_px, LineOptions, LineSpec, PanelChart, RunSeries,
+        build_chart, paint, rank_values, values_at, y_px, LineOptions, LineSpec, RunSeries,
     };
 }
 mod colcode;

@@ -33,11 +33,10 @@ use crate::api;
 use crate::components::states::{EmptyState, ErrorView};
 use crate::hooks::{use_live_feed, QueryState};
 use controls::Controls;
-pub(crate) use data::{
-    build_chart, rank_values, values_at, y_px, LineOptions, PanelChart, RunSeries,
-};
+pub(crate) use data::{build_chart, rank_values, values_at, y_px, LineOptions, RunSeries};
 use legend::Legend;
 use live::use_chart_live;
+pub(crate) use panel::paint;
 use panel::Panel;
 pub(crate) use runs::LineSpec;
 use runs::{fetch_runs, line_specs, RunInfo};

@@ -35,7 +35,7 @@ struct FetchKey {
 }
 
 /// The panel's series: `None` until the first answer.
-type Loaded = Option<Result<Vec<RunSeries>, ApiError>>;
+pub(crate) type Loaded = Option<Result<Vec<RunSeries>, ApiError>>;
 
 fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
     for (k, v) in attrs {
@@ -47,7 +47,7 @@ fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
 /// Draws the panel and records `data-status` (`loading`, `error`, `empty`, `drawn`),
 /// `data-lines`, `data-points`, `data-colors` (the lines' colours) and `data-x-min`/`-max`
 /// for the tests.
-fn paint(
+pub(crate) fn paint(
     canvas: &web_sys::HtmlCanvasElement,
     loaded: &Loaded,
     pc: Option<&PanelChart>,

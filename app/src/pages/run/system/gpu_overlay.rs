@@ -11,15 +11,14 @@ use leptos::prelude::*;
 use web_sys::MouseEvent;
 
 use super::keys::{GpuChart, GpuSection};
-use crate::api::{self, ApiError};
+use crate::api;
 use crate::charts::draw::hex;
-use crate::charts::multi::draw_multi;
 use crate::charts::nearest::{pixel_to_x, x_to_pixel};
 use crate::charts::{scale, ChartData, DrawInfo};
 use crate::format;
 use crate::hooks::{use_settled_width, QueryState};
 use crate::pages::experiment::chart_data::{
-    build_chart, rank_values, values_at, y_px, LineOptions, LineSpec, PanelChart, RunSeries,
+    build_chart, paint, rank_values, values_at, y_px, LineOptions, LineSpec, RunSeries,
 };
 use crate::theme::use_theme;
 
@@ -152,66 +151,6 @@ pub fn GpuSectionView(
             <div class="gpu-toggles" role="group" aria-label=format!("{} shown", section.title)>{toggles}</div>
             <div class="chart-grid">{charts}</div>
         </section>
-    }
-}
-
-/// The chart's series: `None` while loading.
-type Loaded = Option<Result<Vec<RunSeries>, ApiError>>;
-
-fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
-    for (k, v) in attrs {
-        // Setting a data attribute cannot fail on a live element.
-        let _ = canvas.set_attribute(k, v);
-    }
-}
-
-/// Draws the chart and records `data-status` (`loading`, `error`, `empty`, `drawn`),
-/// `data-lines`, `data-points` and `data-colors` for the tests.
-fn paint(
-    canvas: &web_sys::HtmlCanvasElement,
-    loaded: &Loaded,
-    pc: Option<&PanelChart>,
-    pal: &crate::charts::Palette,
-) -> Option<DrawInfo> {
-    let status = |s: &str| set_attrs(canvas, &[("data-status", s.to_owned())]);
-    let pc = match (loaded, pc) {
-        (None, _) => {
-            status("loading");
-            return None;
-        }
-        (Some(Err(_)), _) => {
-            status("error");
-            return None;
-        }
-        (Some(Ok(_)), Some(pc)) => pc,
-        (Some(Ok(_)), None) => {
-            status("empty");
-            return None;
-        }
-    };
-    match draw_multi(canvas, &pc.chart, pal, window().device_pixel_ratio()) {
-        Ok(info) => {
-            let colors: Vec<String> = pc.chart.lines.iter().map(|l| hex(l.color)).collect();
-            let empty = pc.chart.lines.is_empty();
-            set_attrs(
-                canvas,
-                &[
-                    ("data-lines", pc.chart.lines.len().to_string()),
-                    ("data-points", info.drawn.to_string()),
-                    ("data-colors", colors.join(",")),
-                    (
-                        "data-status",
-                        if empty { "empty" } else { "drawn" }.to_owned(),
-                    ),
-                ],
-            );
-            Some(info)
-        }
-        Err(e) => {
-            leptos::logging::warn!("{e}");
-            status("error");
-            None
-        }
     }
 }
 
