@@ -338,16 +338,26 @@ fn unread_downloads(users: usize) {
         let refused: Vec<_> = statuses.iter().filter(|s| **s != Some(200)).collect();
         panic!("{begun} of {total} downloads begun; others: {refused:?}\n{tail}");
     }
-    // Generous bounds for a loaded 2-core machine; the target is a p99 under 100 ms.
-    let bound = Duration::from_secs(1);
+    // Generous bounds for a 2-core machine that runs the rest of the suite meanwhile (the
+    // target is a p99 under 100 ms): most answers within 1 s and none near the 5 s limit.
+    // Downloads that held a thread each left every other request unanswered until the
+    // clients went away, which fails both.
+    let (typical, worst) = (Duration::from_secs(1), Duration::from_secs(3));
+    let max = |t: &[Duration]| t.last().copied().unwrap_or_default();
     assert!(
-        pct(&health, 99) < bound && pct(&api, 99) < bound,
-        "with {total} unread downloads open: /health p99 {:?}, other user's API p99 {:?}",
-        pct(&health, 99),
-        pct(&api, 99)
+        pct(&health, 95) < typical
+            && pct(&api, 95) < typical
+            && max(&health) < worst
+            && max(&api) < worst,
+        "with {total} unread downloads open: /health p95 {:?} max {:?}, \
+         other user's API p95 {:?} max {:?}",
+        pct(&health, 95),
+        max(&health),
+        pct(&api, 95),
+        max(&api)
     );
     assert!(
-        first_health < bound && first_api < bound,
+        first_health < worst && first_api < worst,
         "after the clients closed: /health {first_health:?}, API {first_api:?}"
     );
     // Every slot was given back: each downloader can download again.
