@@ -89,6 +89,7 @@ async function main() {
     { name: 'experiments', path: '/' },
     { name: 'experiment', path: `/experiments/${seed.experiment_id}` },
     { name: 'experiment-share', path: `/experiments/${seed.experiment_id}`, share: true },
+    { name: 'experiment-filter', path: `/experiments/${seed.experiment_id}`, filter: 'metrics.' },
     { name: 'run-metrics', path: `/runs/${seed.runs['spiky-run']}?tab=metrics`, chart: true },
     { name: 'run-overview', path: `/runs/${seed.runs['spiky-run']}` },
     { name: 'settings', path: '/settings' },
@@ -120,6 +121,10 @@ async function main() {
           if (p.share) {
             await page.getByRole('button', { name: 'Share' }).click();
             await page.getByRole('dialog', { name: 'Share' }).getByText('Who has access').waitFor();
+          }
+          if (p.filter) {
+            await page.getByRole('combobox', { name: 'Filter runs' }).fill(p.filter);
+            await page.getByRole('listbox', { name: 'Completions' }).waitFor();
           }
           await page.waitForTimeout(300);
           const file = path.join(out, `${p.name}-${size.width}-${theme}.png`);

@@ -425,7 +425,7 @@ test('filtering, sorting, picking columns and switching views while a run logs l
     const row = page.locator(`tr[data-run="${id}"]`);
     await expect(row).toBeVisible();
     const settle = () => page.waitForTimeout(1_200);
-    const filter = page.getByRole('textbox', { name: 'Filter runs' });
+    const filter = page.getByRole('combobox', { name: 'Filter runs' });
     await filter.fill("params.lr = '0.5'");
     await filter.press('Enter');
     await expect(page.locator('tbody tr.run-row')).toHaveCount(1);

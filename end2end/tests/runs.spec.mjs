@@ -7,7 +7,7 @@ test('runs table filters with MLflow grammar', async ({ page }) => {
     await expect(page.getByRole('link', { name, exact: true })).toBeVisible();
   }
 
-  const filter = page.getByRole('textbox', { name: 'Filter runs' });
+  const filter = page.getByRole('combobox', { name: 'Filter runs' });
   await filter.fill("params.lr = '0.01'");
   await filter.press('Enter');
   await expect(page.getByRole('link', { name: 'spiky-run', exact: true })).toBeVisible();
@@ -18,9 +18,45 @@ test('runs table filters with MLflow grammar', async ({ page }) => {
   // The filter lives in the URL: a reload shows the same filtered table.
   expect(decodeURIComponent(page.url().replace(/\+/g, ' '))).toContain("params.lr = '0.01'");
   await page.reload();
-  await expect(page.getByRole('textbox', { name: 'Filter runs' })).toHaveValue("params.lr = '0.01'");
+  await expect(page.getByRole('combobox', { name: 'Filter runs' })).toHaveValue("params.lr = '0.01'");
   await expect(page.getByRole('link', { name: 'spiky-run', exact: true })).toBeVisible();
   await expect(page.getByRole('link', { name: 'baseline', exact: true })).toHaveCount(0);
+});
+
+test('the filter box completes keys, operators (IN for run ids) and AND from the keyboard', async ({ page, seed }) => {
+  await page.goto(`/experiments/${seed.experiment_id}`);
+  const filter = page.getByRole('combobox', { name: 'Filter runs' });
+  const options = page.getByRole('listbox', { name: 'Completions' }).getByRole('option');
+  // A key matched on its name alone; Tab takes the first completion.
+  await filter.pressSequentially('lr');
+  await expect(options).toHaveText(['params.lr']);
+  await expect(filter).toHaveAttribute('aria-expanded', 'true');
+  await filter.press('Tab');
+  await expect(filter).toHaveValue('params.lr ');
+  // A param's operators; ArrowDown + Enter picks one without applying the filter.
+  await expect(options).toHaveText(['=', '!=', 'LIKE', 'ILIKE']);
+  await filter.press('ArrowDown');
+  await expect(options.first()).toHaveAttribute('aria-selected', 'true');
+  await filter.press('Enter');
+  await expect(filter).toHaveValue('params.lr = ');
+  expect(new URL(page.url()).searchParams.get('filter')).toBeNull();
+  await filter.pressSequentially("'0.01' ");
+  await expect(options).toHaveText(['AND']);
+  // Escape closes the list; Enter then applies the filter.
+  await filter.press('Escape');
+  await expect(options).toHaveCount(0);
+  await filter.press('Enter');
+  await expect.poll(() => new URL(page.url()).searchParams.get('filter')).toBe("params.lr = '0.01'");
+  await expect(page.getByRole('link', { name: 'spiky-run', exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'baseline', exact: true })).toHaveCount(0);
+  // IN where MLflow's grammar has it: run ids.
+  await filter.fill('');
+  await filter.pressSequentially('attributes.run_id ');
+  await expect(options.filter({ hasText: /^IN$/ })).toHaveCount(1);
+  await expect(options.filter({ hasText: /^NOT IN$/ })).toHaveCount(1);
+  await filter.fill('');
+  await filter.pressSequentially('params.lr ');
+  await expect(options.filter({ hasText: /^IN$/ })).toHaveCount(0);
 });
 
 test("an invalid filter shows the server's message about it at the filter box", async ({ allowConsole, page, seed }) => {
@@ -33,7 +69,7 @@ test("an invalid filter shows the server's message about it at the filter box", 
   expect(message.length).toBeGreaterThan(5);
 
   await openExperiment(page);
-  const filter = page.getByRole('textbox', { name: 'Filter runs' });
+  const filter = page.getByRole('combobox', { name: 'Filter runs' });
   await filter.fill(bad);
   await filter.press('Enter');
   // The alert belongs to the filter box (its container), and carries the server's words.

@@ -46,7 +46,7 @@ async function openLinkSignedOut(browser, baseURL, link, who) {
 }
 
 async function expectFilteredTable(page, share) {
-  await expect(page.getByRole('textbox', { name: 'Filter runs' })).toHaveValue(FILTER);
+  await expect(page.getByRole('combobox', { name: 'Filter runs' })).toHaveValue(FILTER);
   await expect(page.getByRole('link', { name: 'share-lr-0.01', exact: true })).toBeVisible();
   for (const other of Object.keys(share.runs).filter((n) => n !== 'share-lr-0.01')) {
     await expect(page.getByRole('link', { name: other, exact: true })).toHaveCount(0);
@@ -96,7 +96,7 @@ test('alice shares a view with bob; carol is told whom to ask; bob cannot log', 
   await expect(dialog).toHaveCount(0);
 
   // A filtered view; "Copy link" copies exactly the address of this view.
-  const filter = page.getByRole('textbox', { name: 'Filter runs' });
+  const filter = page.getByRole('combobox', { name: 'Filter runs' });
   await filter.fill(FILTER);
   await filter.press('Enter');
   await expectFilteredTable(page, share);
@@ -206,7 +206,7 @@ test('a link whose filter holds & = + comes back intact after sign-in', async ({
   await page.goto(link);
   await expect(page).toHaveURL(/\/signin\?next=/);
   await signInWithForm(page, USERS.alice);
-  await expect(page.getByRole('textbox', { name: 'Filter runs' })).toHaveValue(tricky);
+  await expect(page.getByRole('combobox', { name: 'Filter runs' })).toHaveValue(tricky);
   await expect.poll(() => new URL(page.url()).searchParams.get('filter')).toBe(tricky);
   await expect(page.getByRole('link', { name: 'share-lr-0.01', exact: true })).toBeVisible();
   await expect(page.getByRole('alert')).toHaveCount(0);

@@ -14,6 +14,7 @@ pub(crate) mod chart_data {
 mod colcode;
 mod columns;
 mod compare;
+mod filter_suggest;
 mod run_colors;
 mod runs_table;
 mod table;
@@ -34,6 +35,7 @@ use crate::routes::AppRoute;
 use charts::ChartsView;
 use columns::{columns_from, columns_to_query, DEFAULT_SORT};
 use compare::CompareView;
+use filter_suggest::{suggest, FilterKeys};
 use runs_table::RunsTable;
 use table::live::use_live_rows;
 use table::toolbar::{use_deleted_ids, LiveBadge, TableActions};
@@ -61,7 +63,9 @@ pub fn ExperimentPage() -> impl IntoView {
     }
 }
 
-/// The filter input: applies on Enter, shows the server's message when the filter is bad.
+/// The filter input: applies on Enter, offers completions as the user types
+/// ([`filter_suggest`]: ArrowDown/ArrowUp to pick, Tab or Enter to take one, Escape to
+/// close), and shows the server's message when the filter is bad.
 #[component]
 fn FilterBox(
     /// The URL state holding `filter`.
@@ -69,21 +73,97 @@ fn FilterBox(
     /// The server's complaint about the current filter, if any.
     #[prop(into)]
     error: Signal<Option<String>>,
+    /// The experiment's keys, for completion.
+    keys: FilterKeys,
 ) -> impl IntoView {
     let applied = Signal::derive(move || qs.get("filter").unwrap_or_default());
     let draft = RwSignal::new(applied.get_untracked());
     Effect::new(move |_| draft.set(applied.get()));
+    // Completions are offered only while the user is typing in the box.
+    let open = RwSignal::new(false);
+    let active = RwSignal::new(None::<usize>);
+    let keys = StoredValue::new(keys);
+    let suggestions = Memo::new(move |_| {
+        if !open.get() {
+            return Vec::new();
+        }
+        draft.with(|d| keys.with_value(|k| suggest(d, k)))
+    });
     let apply = move || {
+        open.set(false);
         let v = draft.get_untracked().trim().to_owned();
         qs.set("filter", (!v.is_empty()).then_some(v));
     };
+    let input = NodeRef::<leptos::html::Input>::new();
+    let take = move |i: usize| {
+        let Some(s) = suggestions.with_untracked(|list| list.get(i).cloned()) else {
+            return;
+        };
+        draft.update(|d| *d = s.apply(d));
+        active.set(None);
+        if let Some(el) = input.get_untracked() {
+            let _ = el.focus();
+        }
+    };
+    let keydown = move |ev: leptos::ev::KeyboardEvent| {
+        let n = suggestions.with_untracked(Vec::len);
+        match ev.key().as_str() {
+            "ArrowDown" if n > 0 => {
+                ev.prevent_default();
+                active.update(|a| *a = Some(a.map_or(0, |i| (i + 1) % n)));
+            }
+            "ArrowUp" if n > 0 => {
+                ev.prevent_default();
+                active.update(|a| *a = Some(a.map_or(n - 1, |i| (i + n - 1) % n)));
+            }
+            "Tab" if n > 0 => {
+                ev.prevent_default();
+                take(active.get_untracked().unwrap_or(0));
+            }
+            "Enter" => match active.get_untracked().filter(|i| *i < n) {
+                Some(i) => take(i),
+                None => apply(),
+            },
+            "Escape" => {
+                open.set(false);
+                active.set(None);
+            }
+            _ => {}
+        }
+    };
+    let list = move || {
+        let items = suggestions.get();
+        (!items.is_empty()).then(|| {
+            let options = items
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    view! {
+                        <li role="option" id=format!("filter-option-{i}") class="filter-option mono"
+                            class:active=move || active.get() == Some(i)
+                            aria-selected=move || (active.get() == Some(i)).to_string()
+                            on:mousedown=move |ev| { ev.prevent_default(); take(i); }>
+                            {s.label}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! { <ul class="filter-options" id="filter-options" role="listbox" aria-label="Completions">{options}</ul> }
+        })
+    };
     view! {
         <div class="filter">
-            <input class="filter-input mono" type="text" aria-label="Filter runs"
+            <input class="filter-input mono" type="text" aria-label="Filter runs" node_ref=input
+                role="combobox" aria-autocomplete="list" aria-controls="filter-options"
+                aria-expanded=move || (!suggestions.with(Vec::is_empty)).to_string()
+                aria-activedescendant=move || active.get().map(|i| format!("filter-option-{i}"))
+                autocomplete="off" spellcheck="false"
                 placeholder="metrics.loss < 0.5 AND params.lr = '0.001'    (Enter to apply)"
                 prop:value=move || draft.get()
-                on:input=move |ev| draft.set(event_target_value(&ev))
-                on:keydown=move |ev| if ev.key() == "Enter" { apply() } />
+                on:input=move |ev| { draft.set(event_target_value(&ev)); open.set(true); active.set(None); }
+                on:blur=move |_| open.set(false)
+                on:keydown=keydown />
+            {list}
             {move || error.get().map(|m| view! {
                 <div class="filter-error" role="alert"><strong>"Invalid filter: "</strong>{m}</div>
             })}
@@ -101,6 +181,11 @@ fn ExperimentView(
     let ws = Workspace::new(qs);
     let exp = detail.experiment.clone();
     let can_edit = detail.can_edit;
+    let filter_keys = FilterKeys {
+        metrics: detail.metric_keys.clone(),
+        params: detail.param_keys.clone(),
+        tags: detail.tag_keys.clone(),
+    };
     provide_live_feed(exp.id.clone());
     let cols = {
         let d = detail.clone();
@@ -164,7 +249,7 @@ fn ExperimentView(
             }
         }
         <div class="toolbar" class:hidden=move || ws.view() != View::Runs>
-            <FilterBox qs=qs error=filter_error />
+            <FilterBox qs=qs error=filter_error keys=filter_keys.clone() />
             <ColumnsPicker detail=detail selected=cols on_change=on_columns />
             <TableActions ws=ws experiment_id=exp.id.clone() query=query />
         </div>
