@@ -177,6 +177,11 @@ test('the column picker searches keys and shows them in full', async ({ page, re
   await search.fill('megabytes');
   await page.locator('.columns-menu .picker-item', { hasText: MEM[0] }).locator('input').check();
   await expect(header(page, `m.${MEM[0]}`)).toBeVisible();
+  // Every header shows its key whole at 1440 px: a column is as wide as its key needs.
+  await page.keyboard.press('Escape');
+  const cut = await page.locator('thead tr.col-row th.col-value .th-label').evaluateAll((labels) =>
+    labels.filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => `${l.textContent}: ${l.scrollWidth} px in ${l.clientWidth}`));
+  expect(cut).toEqual([]);
 });
 
 test('pinned, moved and resized columns are kept in the URL', async ({ page, request }) => {

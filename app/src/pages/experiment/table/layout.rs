@@ -105,8 +105,26 @@ pub const FIXED_WIDTHS: [(&str, u32); 5] = [
 /// Width of the checkbox column (not resizable).
 pub const SELECT_WIDTH: u32 = 64;
 
-/// Default width of a value column.
+/// Narrowest default width of a value column.
 pub const VALUE_WIDTH: u32 = 130;
+/// Widest default width of a value column: longer keys are cut, with the full key on hover.
+pub const VALUE_WIDTH_FIT: u32 = 360;
+
+/// The header's room besides its label: padding, sort arrow, column menu, gaps (px).
+const HEAD_CHROME: u32 = 54;
+/// A header character's advance at 12 px semibold in tenths of a px: measured 8.1 px
+/// for DejaVu Sans (Debian's default sans, among the widest), rounded up.
+const HEAD_CHAR_TENTHS: u32 = 85;
+
+/// Default width of the fixed column `id` (`run`, …) or of a value column code: wide
+/// enough for the key in its header, between [`VALUE_WIDTH`] and [`VALUE_WIDTH_FIT`].
+pub fn default_width(id: &str) -> u32 {
+    if let Some((_, w)) = FIXED_WIDTHS.iter().find(|(f, _)| *f == id) {
+        return *w;
+    }
+    let key = ColId::parse(id).map_or(0, |c| c.key.chars().count());
+    (HEAD_CHROME + (HEAD_CHAR_TENTHS * key as u32).div_ceil(10)).clamp(VALUE_WIDTH, VALUE_WIDTH_FIT)
+}
 
 /// Narrowest and widest a column may be made.
 pub const MIN_WIDTH: u32 = 56;
@@ -189,20 +207,14 @@ impl Layout {
         self.widths
             .iter()
             .find(|(i, _)| i == id)
-            .map(|(_, px)| *px)
-            .or_else(|| FIXED_WIDTHS.iter().find(|(f, _)| *f == id).map(|(_, w)| *w))
-            .unwrap_or(VALUE_WIDTH)
+            .map_or_else(|| default_width(id), |(_, px)| *px)
     }
 
     /// Sets a width by hand; the default width removes the entry.
     pub fn set_width(&mut self, id: &str, px: u32) {
         let px = px.clamp(MIN_WIDTH, MAX_WIDTH);
         self.widths.retain(|(i, _)| i != id);
-        let default = FIXED_WIDTHS
-            .iter()
-            .find(|(f, _)| *f == id)
-            .map_or(VALUE_WIDTH, |(_, w)| *w);
-        if px != default {
+        if px != default_width(id) {
             self.widths.push((id.to_owned(), px));
         }
     }
@@ -493,6 +505,26 @@ mod tests {
         assert_ne!(wider, d);
         assert_eq!(wider.shape(), d.shape());
         assert!(!d.is_pinned(&ColId::new(Kind::Param, "lr")));
+    }
+
+    #[test]
+    fn value_columns_default_to_the_width_their_key_needs() {
+        assert_eq!(default_width("run"), 280);
+        assert_eq!(default_width("m.loss"), VALUE_WIDTH);
+        // A key no wider than the narrowest column needs keeps it; longer keys widen it.
+        let long = "m.validation_accuracy_epoch";
+        assert!(default_width(long) > VALUE_WIDTH);
+        assert!(default_width(long) >= HEAD_CHROME + 8 * 25);
+        assert!(default_width("t.mlflow.source.git.commit") > default_width("t.team"));
+        assert_eq!(
+            default_width(&format!("p.{}", "k".repeat(500))),
+            VALUE_WIDTH_FIT
+        );
+        // Only a width other than the key's own is kept in the link.
+        let mut l = Layout::default();
+        l.set_width(long, default_width(long));
+        assert!(l.widths.is_empty());
+        assert_eq!(l.width(long), default_width(long));
     }
 
     #[test]
