@@ -126,6 +126,10 @@ pub struct RegisteredModelDetail {
     pub model: RegisteredModelSummary,
     /// Versions, newest first.
     pub versions: Vec<ModelVersionInfo>,
+    /// Whether the caller holds CAN_EDIT or above (may change the description, tags,
+    /// aliases and versions).
+    #[serde(default)]
+    pub can_edit: bool,
 }
 
 /// A dataset a run used (`mlflow.log_input`).

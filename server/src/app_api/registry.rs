@@ -4,7 +4,7 @@
 use api_types::models::{
     ModelVersionInfo, RegisteredModelDetail, RegisteredModelList, RegisteredModelSummary,
 };
-use api_types::KeyValue;
+use api_types::{KeyValue, Level};
 use axum::extract::State;
 use axum::Json;
 
@@ -99,7 +99,7 @@ pub async fn get_registered_model(
     State(state): State<AppState>,
     guard: RegisteredModelGuard<READ>,
 ) -> Result<Json<RegisteredModelDetail>, Error> {
-    let (name, id) = (guard.name, guard.id);
+    let (name, id, caller) = (guard.name, guard.id, guard.caller);
     let detail = state
         .store
         .call(move |c| {
@@ -108,9 +108,11 @@ pub async fn get_registered_model(
                 .into_iter()
                 .map(version_info)
                 .collect();
+            let level = grants::level(c, &caller, id)?;
             Ok(RegisteredModelDetail {
                 model: summary(c, &m)?,
                 versions,
+                can_edit: level.is_some_and(|l| matches!(l, Level::CanEdit | Level::CanManage)),
             })
         })
         .await?;

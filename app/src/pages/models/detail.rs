@@ -5,12 +5,14 @@ use api_types::models::{ModelVersionInfo, RegisteredModelDetail};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::alias_chips;
+use super::edit::aliases::EditableAliases;
+use super::edit::tags::EditableTags;
+use super::edit::Target;
 use crate::api;
 use crate::components::states::{ResourceTexts, ResourceView};
 use crate::format;
 use crate::pages::run::io::model_status_badge;
-use crate::pages::run::overview::kv_table;
+use crate::pages::run::manage::description::Description;
 use crate::routes::AppRoute;
 
 /// The page's words for loading, not found, denied and failed.
@@ -87,7 +89,18 @@ fn RegisteredModelView(
     d: RegisteredModelDetail,
 ) -> impl IntoView {
     let m = d.model;
+    let can_edit = d.can_edit;
     let n = d.versions.len();
+    let text = RwSignal::new(m.description.clone());
+    let model_name = m.name.clone();
+    let save = Action::new_local(move |t: &String| {
+        let (name, t) = (model_name.clone(), t.clone());
+        async move {
+            api::set_model_description(name, t.clone()).await?;
+            text.set(t);
+            Ok(())
+        }
+    });
     let rows = d.versions.into_iter().map(version_row).collect_view();
     view! {
         <nav class="breadcrumb">
@@ -96,14 +109,14 @@ fn RegisteredModelView(
         <div class="page-header">
             <div class="title-block">
                 <h1>{m.name.clone()}</h1>
-                {(!m.description.is_empty()).then(|| view! { <p class="description">{m.description.clone()}</p> })}
+                <Description text=text.into() can_edit=can_edit save=save />
             </div>
         </div>
         <div class="overview">
             <section class="card facts">
                 <dl>
                     <div><dt>"Latest version"</dt><dd>{m.latest_version.clone().map(|v| format!("v{v}")).unwrap_or_else(|| "—".into())}</dd></div>
-                    <div><dt>"Aliases"</dt><dd class="chips">{alias_chips(&m.name, m.aliases.clone())}</dd></div>
+                    <div><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone() can_edit=can_edit /></dd></div>
                     <div><dt>"Created"</dt><dd>{format::datetime(m.creation_time)}</dd></div>
                     <div><dt>"Updated"</dt><dd>{format::datetime(m.last_updated_time)}</dd></div>
                 </dl>
@@ -120,7 +133,7 @@ fn RegisteredModelView(
                     </table>
                 </div>
             </section>
-            {(!m.tags.is_empty()).then(|| kv_table("Tags", m.tags.clone(), "No tags"))}
+            <EditableTags target=Target::Model(m.name.clone()) tags=m.tags.clone() can_edit=can_edit />
         </div>
     }
 }

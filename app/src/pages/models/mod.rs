@@ -2,6 +2,7 @@
 //! their latest version and aliases; `/models/:name` ([`detail`]) lists the versions.
 
 mod detail;
+mod edit;
 
 pub use detail::RegisteredModelPage;
 
