@@ -34,7 +34,7 @@ pub fn RegisteredModelPage() -> impl IntoView {
 }
 
 /// An id cut to its first 10 characters (the whole one is the link's title).
-fn short_id(id: &str) -> String {
+pub(super) fn short_id(id: &str) -> String {
     match id.char_indices().nth(10) {
         Some((i, _)) => format!("{}…", &id[..i]),
         None => id.to_owned(),
@@ -42,7 +42,7 @@ fn short_id(id: &str) -> String {
 }
 
 /// A link (href, id) to a run or logged model, or a dash.
-fn link(target: Option<(String, String)>) -> AnyView {
+pub(super) fn link(target: Option<(String, String)>) -> AnyView {
     match target {
         Some((href, id)) => {
             view! { <a class="mono small" href=href title=id.clone()>{short_id(&id)}</a> }
@@ -52,7 +52,8 @@ fn link(target: Option<(String, String)>) -> AnyView {
     }
 }
 
-fn version_row(v: ModelVersionInfo) -> impl IntoView {
+fn version_row(name: &str, v: ModelVersionInfo) -> impl IntoView {
+    let href = AppRoute::model_version(name, v.version.clone());
     let aliases = if v.aliases.is_empty() {
         view! { <span class="muted">"—"</span> }.into_any()
     } else {
@@ -70,7 +71,7 @@ fn version_row(v: ModelVersionInfo) -> impl IntoView {
     );
     view! {
         <tr data-version=v.version.clone()>
-            <td class="num"><strong>{format!("v{}", v.version)}</strong></td>
+            <td class="num"><a href=href><strong>{format!("v{}", v.version)}</strong></a></td>
             <td>{model_status_badge(&v.status)}</td>
             <td>{v.stage.clone()}</td>
             <td class="chips">{aliases}</td>
@@ -101,7 +102,11 @@ fn RegisteredModelView(
             Ok(())
         }
     });
-    let rows = d.versions.into_iter().map(version_row).collect_view();
+    let rows = d
+        .versions
+        .into_iter()
+        .map(|v| version_row(&m.name, v))
+        .collect_view();
     view! {
         <nav class="breadcrumb">
             <a href=AppRoute::Models.path()>"Models"</a><span>"/"</span>

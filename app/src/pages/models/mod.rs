@@ -3,8 +3,10 @@
 
 mod detail;
 mod edit;
+mod version;
 
 pub use detail::RegisteredModelPage;
+pub use version::ModelVersionPage;
 
 use api_types::models::{RegisteredModelList, RegisteredModelSummary};
 use api_types::KeyValue;

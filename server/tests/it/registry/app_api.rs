@@ -39,6 +39,7 @@ async fn list_and_detail() {
     assert_eq!(d.versions[1].aliases, ["champion"]);
     assert_eq!(d.versions[0].run_id.as_deref(), Some(run.as_str()));
     assert_eq!(d.versions[0].stage, "None");
+    assert!(d.can_edit, "the creator may edit");
 
     let (status, v) = app.get_json("/api/v1/registered-models/nope").await;
     assert_eq!(status, 404, "{v}");
@@ -59,10 +60,17 @@ async fn only_readable_models_are_listed() {
     ok(&app, "POST", "/registered-models/permissions/create", grant).await;
     let r = app.get_as(&bob, "/api/v1/registered-models").await;
     assert_eq!(r.body["models"][0]["name"], "secret", "{}", r.text);
-    assert_eq!(
-        app.get_as(&bob, "/api/v1/registered-models/secret")
-            .await
-            .status,
-        200
-    );
+    let r = app.get_as(&bob, "/api/v1/registered-models/secret").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["can_edit"], false, "READ may not edit");
+    let grant = json!({"name": "secret", "username": "bob", "permission": "EDIT"});
+    ok(
+        &app,
+        "PATCH",
+        "/registered-models/permissions/update",
+        grant,
+    )
+    .await;
+    let r = app.get_as(&bob, "/api/v1/registered-models/secret").await;
+    assert_eq!(r.body["can_edit"], true, "EDIT may edit: {}", r.text);
 }
