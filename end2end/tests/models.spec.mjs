@@ -3,7 +3,7 @@
 // and datasets; the logged model page shows its data and its own artifacts; a user given
 // nothing sees neither model.
 import { test, expect } from './fixtures.mjs';
-import { seedArtifacts } from './artifacts-seed.mjs';
+import { seedArtifacts, aliceToken } from './artifacts-seed.mjs';
 
 const MODEL = 'e2e-iris-classifier';
 let seeded;
@@ -80,5 +80,81 @@ test.describe('as bob, who was given nothing', () => {
     await page.goto(`/logged-models/${seeded.model_id}`);
     await expect(page.getByRole('heading', { name: "You don't have access to this model's experiment" })).toBeVisible();
     await expect(page.getByRole('navigation', { name: 'Artifact files' })).toHaveCount(0);
+  });
+});
+
+/** Calls MLflow's API as alice (bearer token). */
+async function asAlice(request, method, endpoint, data) {
+  const r = await request.fetch(`/api/2.0/mlflow/${endpoint}`, {
+    method, data, headers: { Authorization: `Bearer ${aliceToken()}` },
+  });
+  expect(r.status(), await r.text()).toBe(200);
+}
+
+test('alice edits the registered model and a version, and the edits survive a reload', async ({ page }) => {
+  await page.goto(`/models/${MODEL}`);
+  await expect(page.getByRole('heading', { level: 1, name: MODEL })).toBeVisible();
+  // Description.
+  await page.getByRole('button', { name: /(Add|Edit) description/ }).click();
+  await page.getByRole('textbox', { name: 'Description (Markdown)' }).fill('Iris **classifier** for e2e');
+  await page.getByRole('button', { name: 'Save description' }).click();
+  await expect(page.getByText('classifier', { exact: true })).toBeVisible();
+  // Tag.
+  const tags = page.getByRole('region', { name: 'Tags' });
+  await tags.getByRole('textbox', { name: 'Tag key' }).fill('team');
+  await tags.getByRole('textbox', { name: 'Tag value' }).fill('vision');
+  await tags.getByRole('button', { name: 'Set tag' }).click();
+  await expect(tags.locator('tr[data-tag="team"]')).toContainText('vision');
+  // Alias.
+  await page.getByRole('textbox', { name: 'Alias', exact: true }).fill('e2e-best');
+  await page.getByRole('textbox', { name: 'Alias version' }).fill('1');
+  await page.getByRole('button', { name: 'Set alias' }).click();
+  await expect(page.getByText('@e2e-best → v1')).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByText('Iris')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Tags' }).locator('tr[data-tag="team"]')).toContainText('vision');
+  await expect(page.getByText('@e2e-best → v1')).toBeVisible();
+
+  await page.getByRole('region', { name: 'Tags' }).getByRole('button', { name: 'Delete tag team' }).click();
+  await expect(page.locator('tr[data-tag="team"]')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Delete alias e2e-best' }).click();
+  await expect(page.getByText('@e2e-best → v1')).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByText('Iris')).toBeVisible();
+  await expect(page.locator('tr[data-tag="team"]')).toHaveCount(0);
+  await expect(page.getByText('@e2e-best → v1')).toHaveCount(0);
+
+  // The version page: stage transition.
+  await page.locator('tr[data-version="1"]').getByRole('link', { name: 'v1', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/models/${MODEL}/versions/1$`));
+  await expect(page.getByRole('heading', { level: 1, name: `${MODEL} v1` })).toBeVisible();
+  await page.getByRole('combobox', { name: 'New stage' }).selectOption('Staging');
+  await page.getByRole('button', { name: 'Transition' }).click();
+  await expect(page.locator('.version-stage')).toHaveText('Staging');
+  await page.reload();
+  await expect(page.locator('.version-stage')).toHaveText('Staging');
+});
+
+test.describe('as bob, who may only read the model', () => {
+  test.use({ user: 'bob' });
+
+  test('sees no edit controls', async ({ page, request }) => {
+    const grant = { name: MODEL, username: 'bob', permission: 'READ' };
+    await asAlice(request, 'POST', 'registered-models/permissions/create', grant);
+    try {
+      await page.goto(`/models/${MODEL}`);
+      await expect(page.getByRole('heading', { level: 1, name: MODEL })).toBeVisible();
+      await expect(page.getByRole('region', { name: 'Tags' })).toBeVisible();
+      await expect(page.getByRole('button', { name: /description/ })).toHaveCount(0);
+      await expect(page.getByRole('button', { name: 'Set tag' })).toHaveCount(0);
+      await expect(page.getByRole('button', { name: 'Set alias' })).toHaveCount(0);
+      await page.goto(`/models/${MODEL}/versions/1`);
+      await expect(page.getByRole('heading', { level: 1, name: `${MODEL} v1` })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Transition' })).toHaveCount(0);
+      await expect(page.getByRole('button', { name: 'Set tag' })).toHaveCount(0);
+    } finally {
+      await asAlice(request, 'DELETE', 'registered-models/permissions/delete', { name: MODEL, username: 'bob' });
+    }
   });
 });
