@@ -1,7 +1,8 @@
 // Models: the Models page lists a registered model (latest version, alias) and its page links
 // each version to its run and logged model; the run overview lists the run's logged models
 // and datasets; the logged model page shows its data and its own artifacts; a user given
-// nothing sees neither model.
+// nothing sees neither model. alice (the owner) edits the registered model and a version;
+// a reader sees no edit controls, an editor no delete that needs MANAGE.
 import { test, expect } from './fixtures.mjs';
 import { request as apiRequest } from '@playwright/test';
 import { seedArtifacts, aliceToken } from './artifacts-seed.mjs';
@@ -138,6 +139,14 @@ test('alice edits the registered model and a version, and the edits survive a re
   await expect(page.locator('.version-stage')).toHaveText('Staging');
   await page.reload();
   await expect(page.locator('.version-stage')).toHaveText('Staging');
+  // The owner (MANAGE) may delete a version's tag.
+  const vtags = page.getByRole('region', { name: 'Tags' });
+  await vtags.getByRole('textbox', { name: 'Tag key' }).fill('reviewed');
+  await vtags.getByRole('textbox', { name: 'Tag value' }).fill('yes');
+  await vtags.getByRole('button', { name: 'Set tag' }).click();
+  await expect(vtags.locator('tr[data-tag="reviewed"]')).toContainText('yes');
+  await vtags.getByRole('button', { name: 'Delete tag reviewed' }).click();
+  await expect(vtags.locator('tr[data-tag="reviewed"]')).toHaveCount(0);
 });
 
 test.describe('as bob, who may only read the model', () => {
@@ -158,6 +167,43 @@ test.describe('as bob, who may only read the model', () => {
       await expect(page.getByRole('button', { name: 'Transition' })).toHaveCount(0);
       await expect(page.getByRole('button', { name: 'Set tag' })).toHaveCount(0);
     } finally {
+      await asAlice('DELETE', 'registered-models/permissions/delete', { name: MODEL, username: 'bob' });
+    }
+  });
+});
+
+test.describe('as bob, who may edit but not manage the model', () => {
+  test.use({ user: 'bob' });
+
+  test('sees the edit controls but no deletes the server would refuse', async ({ page }) => {
+    const grant = { name: MODEL, username: 'bob', permission: 'EDIT' };
+    await asAlice('POST', 'registered-models/permissions/create', grant);
+    await asAlice('POST', 'registered-models/alias', { name: MODEL, alias: 'e2e-kept', version: '1' });
+    await asAlice('POST', 'registered-models/set-tag', { name: MODEL, key: 'e2e-owner', value: 'alice' });
+    await asAlice('POST', 'model-versions/set-tag', { name: MODEL, version: '1', key: 'e2e-check', value: 'ok' });
+    try {
+      await page.goto(`/models/${MODEL}`);
+      await expect(page.getByRole('heading', { level: 1, name: MODEL })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Set alias' })).toBeVisible();
+      await expect(page.getByText('@e2e-kept → v1')).toBeVisible();
+      // Deleting an alias needs MANAGE; a model's tag only EDIT (as MLflow's auth has it).
+      await expect(page.getByRole('button', { name: 'Delete alias e2e-kept' })).toHaveCount(0);
+      const tags = page.getByRole('region', { name: 'Tags' });
+      await expect(tags.getByRole('button', { name: 'Set tag' })).toBeVisible();
+      await expect(tags.getByRole('button', { name: 'Delete tag e2e-owner' })).toBeVisible();
+
+      await page.goto(`/models/${MODEL}/versions/1`);
+      await expect(page.getByRole('heading', { level: 1, name: `${MODEL} v1` })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Transition' })).toBeVisible();
+      const vtags = page.getByRole('region', { name: 'Tags' });
+      await expect(vtags.locator('tr[data-tag="e2e-check"]')).toContainText('ok');
+      await expect(vtags.getByRole('button', { name: 'Set tag' })).toBeVisible();
+      // Deleting a version's tag needs MANAGE.
+      await expect(vtags.getByRole('button', { name: /^Delete tag/ })).toHaveCount(0);
+    } finally {
+      await asAlice('DELETE', 'registered-models/alias', { name: MODEL, alias: 'e2e-kept' });
+      await asAlice('DELETE', 'registered-models/delete-tag', { name: MODEL, key: 'e2e-owner' });
+      await asAlice('DELETE', 'model-versions/delete-tag', { name: MODEL, version: '1', key: 'e2e-check' });
       await asAlice('DELETE', 'registered-models/permissions/delete', { name: MODEL, username: 'bob' });
     }
   });

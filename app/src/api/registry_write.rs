@@ -1,66 +1,60 @@
 //! Model registry writes through MLflow's own endpoints under `/ajax-api/2.0/mlflow/`:
 //! a registered model's description, tags and aliases, and a version's description, tags
-//! and stage. The server enforces the registry grants (CAN_EDIT; deleting an alias needs
-//! CAN_MANAGE); a failure carries MLflow's message.
+//! and stage. The server enforces the registry grants as MLflow's auth does (CAN_EDIT;
+//! deleting an alias or a version's tag needs CAN_MANAGE); a failure carries MLflow's
+//! message.
 
 use gloo_net::http::Method;
-use serde::de::IgnoredAny;
 use serde_json::json as body;
 
-use super::http::{write, ApiError};
-
-async fn send(method: Method, endpoint: &str, b: serde_json::Value) -> Result<(), ApiError> {
-    let url = format!("/ajax-api/2.0/mlflow/{endpoint}");
-    write::<_, IgnoredAny>(method, &url, &b).await?;
-    Ok(())
-}
+use super::http::{mlflow_write, ApiError};
 
 /// Sets a registered model's description (`PATCH registered-models/update`).
 pub async fn set_model_description(name: String, description: String) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::PATCH,
         "registered-models/update",
-        body!({ "name": name, "description": description }),
+        &body!({ "name": name, "description": description }),
     )
     .await
 }
 
 /// Sets a registered model's tag (`POST registered-models/set-tag`).
 pub async fn set_model_tag(name: String, key: String, value: String) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::POST,
         "registered-models/set-tag",
-        body!({ "name": name, "key": key, "value": value }),
+        &body!({ "name": name, "key": key, "value": value }),
     )
     .await
 }
 
 /// Deletes a registered model's tag (`DELETE registered-models/delete-tag`).
 pub async fn delete_model_tag(name: String, key: String) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::DELETE,
         "registered-models/delete-tag",
-        body!({ "name": name, "key": key }),
+        &body!({ "name": name, "key": key }),
     )
     .await
 }
 
 /// Points `alias` at `version` (`POST registered-models/alias`).
 pub async fn set_alias(name: String, alias: String, version: String) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::POST,
         "registered-models/alias",
-        body!({ "name": name, "alias": alias, "version": version }),
+        &body!({ "name": name, "alias": alias, "version": version }),
     )
     .await
 }
 
 /// Deletes `alias` (`DELETE registered-models/alias`).
 pub async fn delete_alias(name: String, alias: String) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::DELETE,
         "registered-models/alias",
-        body!({ "name": name, "alias": alias }),
+        &body!({ "name": name, "alias": alias }),
     )
     .await
 }
@@ -71,10 +65,10 @@ pub async fn set_version_description(
     version: String,
     description: String,
 ) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::PATCH,
         "model-versions/update",
-        body!({ "name": name, "version": version, "description": description }),
+        &body!({ "name": name, "version": version, "description": description }),
     )
     .await
 }
@@ -86,10 +80,10 @@ pub async fn set_version_tag(
     key: String,
     value: String,
 ) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::POST,
         "model-versions/set-tag",
-        body!({ "name": name, "version": version, "key": key, "value": value }),
+        &body!({ "name": name, "version": version, "key": key, "value": value }),
     )
     .await
 }
@@ -100,10 +94,10 @@ pub async fn delete_version_tag(
     version: String,
     key: String,
 ) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::DELETE,
         "model-versions/delete-tag",
-        body!({ "name": name, "version": version, "key": key }),
+        &body!({ "name": name, "version": version, "key": key }),
     )
     .await
 }
@@ -115,10 +109,10 @@ pub async fn transition_stage(
     stage: String,
     archive_existing_versions: bool,
 ) -> Result<(), ApiError> {
-    send(
+    mlflow_write(
         Method::POST,
         "model-versions/transition-stage",
-        body!({
+        &body!({
             "name": name,
             "version": version,
             "stage": stage,

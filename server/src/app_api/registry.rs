@@ -99,7 +99,7 @@ pub async fn get_registered_model(
     State(state): State<AppState>,
     guard: RegisteredModelGuard<READ>,
 ) -> Result<Json<RegisteredModelDetail>, Error> {
-    let (name, id, caller) = (guard.name, guard.id, guard.caller);
+    let (name, id, level) = (guard.name, guard.id, guard.level);
     let detail = state
         .store
         .call(move |c| {
@@ -108,11 +108,11 @@ pub async fn get_registered_model(
                 .into_iter()
                 .map(version_info)
                 .collect();
-            let level = grants::level(c, &caller, id)?;
             Ok(RegisteredModelDetail {
                 model: summary(c, &m)?,
                 versions,
-                can_edit: level.is_some_and(|l| matches!(l, Level::CanEdit | Level::CanManage)),
+                can_edit: level >= Level::CanEdit,
+                can_manage: level >= Level::CanManage,
             })
         })
         .await?;

@@ -34,7 +34,7 @@ pub fn RegisteredModelPage() -> impl IntoView {
 }
 
 /// An id cut to its first 10 characters (the whole one is the link's title).
-pub(super) fn short_id(id: &str) -> String {
+fn short_id(id: &str) -> String {
     match id.char_indices().nth(10) {
         Some((i, _)) => format!("{}…", &id[..i]),
         None => id.to_owned(),
@@ -42,7 +42,7 @@ pub(super) fn short_id(id: &str) -> String {
 }
 
 /// A link (href, id) to a run or logged model, or a dash.
-pub(super) fn link(target: Option<(String, String)>) -> AnyView {
+fn link(target: Option<(String, String)>) -> AnyView {
     match target {
         Some((href, id)) => {
             view! { <a class="mono small" href=href title=id.clone()>{short_id(&id)}</a> }
@@ -52,23 +52,34 @@ pub(super) fn link(target: Option<(String, String)>) -> AnyView {
     }
 }
 
-fn version_row(name: &str, v: ModelVersionInfo) -> impl IntoView {
-    let href = AppRoute::model_version(name, v.version.clone());
-    let aliases = if v.aliases.is_empty() {
-        view! { <span class="muted">"—"</span> }.into_any()
-    } else {
-        v.aliases
-            .iter()
-            .map(|a| view! { <span class="chip">{format!("@{a}")}</span> })
-            .collect_view()
-            .into_any()
-    };
+/// A version's aliases as `@alias` chips, or a dash.
+pub(super) fn alias_chips(aliases: &[String]) -> AnyView {
+    if aliases.is_empty() {
+        return view! { <span class="muted">"—"</span> }.into_any();
+    }
+    aliases
+        .iter()
+        .map(|a| view! { <span class="chip">{format!("@{a}")}</span> })
+        .collect_view()
+        .into_any()
+}
+
+/// A version's source run and logged model as links (or dashes).
+pub(super) fn source_links(v: &ModelVersionInfo) -> (AnyView, AnyView) {
     let run = link(v.run_id.clone().map(|id| (AppRoute::run(id.clone()), id)));
     let model = link(
         v.model_id
             .clone()
             .map(|id| (AppRoute::logged_model(id.clone()), id)),
     );
+    (run, model)
+}
+
+/// One row of the versions table; the version number links to its page.
+fn version_row(name: &str, v: ModelVersionInfo) -> impl IntoView {
+    let href = AppRoute::model_version(name, v.version.clone());
+    let aliases = alias_chips(&v.aliases);
+    let (run, model) = source_links(&v);
     view! {
         <tr data-version=v.version.clone()>
             <td class="num"><a href=href><strong>{format!("v{}", v.version)}</strong></a></td>
@@ -90,7 +101,7 @@ fn RegisteredModelView(
     d: RegisteredModelDetail,
 ) -> impl IntoView {
     let m = d.model;
-    let can_edit = d.can_edit;
+    let (can_edit, can_manage) = (d.can_edit, d.can_manage);
     let n = d.versions.len();
     let text = RwSignal::new(m.description.clone());
     let model_name = m.name.clone();
@@ -121,7 +132,8 @@ fn RegisteredModelView(
             <section class="card facts">
                 <dl>
                     <div><dt>"Latest version"</dt><dd>{m.latest_version.clone().map(|v| format!("v{v}")).unwrap_or_else(|| "—".into())}</dd></div>
-                    <div><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone() can_edit=can_edit /></dd></div>
+                    <div><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone()
+                        can_edit=can_edit can_delete=can_manage /></dd></div>
                     <div><dt>"Created"</dt><dd>{format::datetime(m.creation_time)}</dd></div>
                     <div><dt>"Updated"</dt><dd>{format::datetime(m.last_updated_time)}</dd></div>
                 </dl>
@@ -138,7 +150,7 @@ fn RegisteredModelView(
                     </table>
                 </div>
             </section>
-            <EditableTags target=Target::Model(m.name.clone()) tags=m.tags.clone() can_edit=can_edit />
+            <EditableTags target=Target::Model(m.name.clone()) tags=m.tags.clone() can_edit=can_edit can_delete=can_edit />
         </div>
     }
 }

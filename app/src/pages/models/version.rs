@@ -1,16 +1,16 @@
 //! `/models/:name/versions/:version`: one version of a registered model: its facts,
 //! description, tags and aliases, and (for those who may edit) a stage transition with
-//! MLflow's `archive_existing_versions`.
+//! MLflow's `archive_existing_versions`. Deleting a version's tag needs CAN_MANAGE.
 
 use api_types::models::{ModelVersionInfo, RegisteredModelDetail};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::detail::link;
+use super::detail::{alias_chips, source_links};
 use super::edit::tags::EditableTags;
 use super::edit::Target;
 use crate::api;
-use crate::components::states::{ResourceTexts, ResourceView};
+use crate::components::states::{EmptyState, ResourceTexts, ResourceView};
 use crate::format;
 use crate::pages::run::io::model_status_badge;
 use crate::pages::run::manage::description::Description;
@@ -34,28 +34,59 @@ pub fn ModelVersionPage() -> impl IntoView {
     let params = use_params_map();
     let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
     let version = Memo::new(move |_| params.with(|p| p.get("version").unwrap_or_default()));
-    let model = LocalResource::new(move || api::get_registered_model(name.get()));
+    // Also refetched when only the version changes, so the page follows version links.
+    let model = LocalResource::new(move || {
+        version.track();
+        api::get_registered_model(name.get())
+    });
     view! {
         <ResourceView resource=model texts=TEXTS ready=move |d| {
             let v = version.get_untracked();
             match d.versions.iter().find(|x| x.version == v).cloned() {
                 Some(info) => view! { <VersionView d=d v=info /> }.into_any(),
-                None => view! { <p class="muted">{format!("Version {v} not found.")}</p> }.into_any(),
+                None => view! { <MissingVersion name=d.model.name version=v /> }.into_any(),
             }
         } />
     }
 }
 
+/// A version number the registered model does not have, with the way back to it.
+#[component]
+fn MissingVersion(
+    /// The registered model's name.
+    name: String,
+    /// The version asked for.
+    version: String,
+) -> impl IntoView {
+    view! {
+        <nav class="breadcrumb">
+            <a href=AppRoute::Models.path()>"Models"</a><span>"/"</span>
+            <a href=AppRoute::registered_model(name.clone())>{name.clone()}</a><span>"/"</span>
+        </nav>
+        <EmptyState title=format!("Version {version} not found")
+            hint=format!("{name} has no version {version}; it may have been deleted. Its versions are listed on the model's page.") />
+    }
+}
+
 /// The stage select, the archive checkbox and Transition.
 #[component]
-fn StageControl(name: String, version: String, stage: RwSignal<String>) -> impl IntoView {
+fn StageControl(
+    /// The registered model's name.
+    name: String,
+    /// The version moved.
+    version: String,
+    /// The version's stage, set on success.
+    stage: RwSignal<String>,
+) -> impl IntoView {
     let pick = RwSignal::new(stage.get_untracked());
     let archive = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
     let (name, version) = (StoredValue::new(name), StoredValue::new(version));
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let s = pick.get_untracked();
+        busy.set(true);
         leptos::task::spawn_local(async move {
             match api::transition_stage(
                 name.get_value(),
@@ -71,6 +102,7 @@ fn StageControl(name: String, version: String, stage: RwSignal<String>) -> impl 
                 }
                 Err(e) => error.set(Some(e.message)),
             }
+            busy.set(false);
         });
     };
     view! {
@@ -80,7 +112,7 @@ fn StageControl(name: String, version: String, stage: RwSignal<String>) -> impl 
             </select>
             <label class="small"><input type="checkbox" prop:checked=move || archive.get()
                 on:change=move |ev| archive.set(event_target_checked(&ev)) />" Archive existing versions in that stage"</label>
-            <button class="button button-small" type="submit">"Transition"</button>
+            <button class="button button-small" type="submit" disabled=move || busy.get()>"Transition"</button>
             {move || error.get().map(|m| view! { <div class="form-error" role="alert">{m}</div> })}
         </form>
     }
@@ -95,7 +127,7 @@ fn VersionView(
     v: ModelVersionInfo,
 ) -> impl IntoView {
     let name = d.model.name.clone();
-    let can_edit = d.can_edit;
+    let (can_edit, can_manage) = (d.can_edit, d.can_manage);
     let stage = RwSignal::new(v.stage.clone());
     let text = RwSignal::new(v.description.clone());
     let (n, ver) = (name.clone(), v.version.clone());
@@ -107,21 +139,8 @@ fn VersionView(
             Ok(())
         }
     });
-    let aliases = if v.aliases.is_empty() {
-        view! { <span class="muted">"—"</span> }.into_any()
-    } else {
-        v.aliases
-            .iter()
-            .map(|a| view! { <span class="chip">{format!("@{a}")}</span> })
-            .collect_view()
-            .into_any()
-    };
-    let run = link(v.run_id.clone().map(|id| (AppRoute::run(id.clone()), id)));
-    let model = link(
-        v.model_id
-            .clone()
-            .map(|id| (AppRoute::logged_model(id.clone()), id)),
-    );
+    let aliases = alias_chips(&v.aliases);
+    let (run, model) = source_links(&v);
     view! {
         <nav class="breadcrumb">
             <a href=AppRoute::Models.path()>"Models"</a><span>"/"</span>
@@ -147,7 +166,8 @@ fn VersionView(
                 </dl>
                 {can_edit.then(|| view! { <StageControl name=name.clone() version=v.version.clone() stage=stage /> })}
             </section>
-            <EditableTags target=Target::Version(name.clone(), v.version.clone()) tags=v.tags.clone() can_edit=can_edit />
+            <EditableTags target=Target::Version(name.clone(), v.version.clone()) tags=v.tags.clone()
+                can_edit=can_edit can_delete=can_manage />
         </div>
     }
 }
