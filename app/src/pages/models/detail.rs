@@ -132,10 +132,10 @@ fn RegisteredModelView(
             <section class="card facts">
                 <dl>
                     <div><dt>"Latest version"</dt><dd>{m.latest_version.clone().map(|v| format!("v{v}")).unwrap_or_else(|| "—".into())}</dd></div>
-                    <div><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone()
-                        can_edit=can_edit can_delete=can_manage /></dd></div>
                     <div><dt>"Created"</dt><dd>{format::datetime(m.creation_time)}</dd></div>
                     <div><dt>"Updated"</dt><dd>{format::datetime(m.last_updated_time)}</dd></div>
+                    <div class="fact-wide"><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone()
+                        can_edit=can_edit can_delete=can_manage /></dd></div>
                 </dl>
             </section>
             <section class="card" aria-label="Versions">

@@ -158,7 +158,7 @@ fn VersionView(
                     <div><dt>"Status"</dt><dd>{model_status_badge(&v.status)}</dd></div>
                     <div><dt>"Stage"</dt><dd class="version-stage">{move || stage.get()}</dd></div>
                     <div><dt>"Aliases"</dt><dd class="chips">{aliases}</dd></div>
-                    <div><dt>"Source"</dt><dd class="mono small">{v.source.clone()}</dd></div>
+                    <div><dt>"Source"</dt><dd class="mono small" title=v.source.clone()>{v.source.clone()}</dd></div>
                     <div><dt>"Source run"</dt><dd>{run}</dd></div>
                     <div><dt>"Logged model"</dt><dd>{model}</dd></div>
                     <div><dt>"By"</dt><dd>{v.user_id.clone()}</dd></div>
