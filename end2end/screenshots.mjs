@@ -1,11 +1,15 @@
 // Screenshots of the main pages for a human to look at (not part of the test run):
 // experiments list, an experiment, a run's metrics, settings and sign-in, the GPU panel
 // (page, run side panel, embed) over two simulated agents and a run's System metrics tab,
+// a registered model and one of its versions (as their owner, with the edit controls),
 // at 1440 and 390
 // CSS pixels wide, light and dark, into /tmp/shots/ (or the directory given as argument).
 // It also prints, per shot, anything wider than the viewport (horizontal overflow).
 //
 //   cd end2end && node screenshots.mjs [/tmp/shots]
+//
+// SHOTS_ONLY=model,model-version (shot names, comma-separated) takes only those shots and
+// starts no agents unless a GPU shot is among them.
 //
 // Starts and seeds its own server exactly like the tests (global-setup.mjs), so it needs
 // the same RUNLENS_BIN / RUNLENS_DIST / RUNLENS_PYTHON, and RUNLENS_AGENT_BIN (agents.mjs).
@@ -14,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, request } from '@playwright/test';
 import { adminApi, agentBin, createTaggedRun, registerAgent, startAgent } from './agents.mjs';
+import { seedArtifacts } from './tests/artifacts-seed.mjs';
 import { freePort } from './server.mjs';
 import { overflow } from './overflow.mjs';
 import globalSetup from './global-setup.mjs';
@@ -65,6 +70,28 @@ async function setupGpus(base) {
   return { tagged, system: found.runs[0].info.run_id, embed, stop: () => Promise.all(agents.map((a) => a.kill())) };
 }
 
+/** A registered model of alice's with a description, tags and an alias on version 1. */
+async function setupModel(base) {
+  const name = 'iris-classifier';
+  seedArtifacts(base, '/Users/alice/shots-models', name);
+  const token = JSON.parse(process.env.RUNLENS_E2E_SECRET_TOKENS)[0];
+  const alice = await request.newContext({ baseURL: base, extraHTTPHeaders: { Authorization: `Bearer ${token}` } });
+  const calls = [
+    ['PATCH', 'registered-models/update', { name, description: 'Classifies **iris** flowers from sepal and petal sizes.' }],
+    ['POST', 'registered-models/set-tag', { name, key: 'team', value: 'vision' }],
+    ['POST', 'registered-models/set-tag', { name, key: 'dataset', value: 'iris-v2' }],
+    ['POST', 'registered-models/alias', { name, alias: 'champion', version: '1' }],
+    ['POST', 'model-versions/set-tag', { name, version: '1', key: 'validated', value: 'true' }],
+    ['PATCH', 'model-versions/update', { name, version: '1', description: 'First version, trained on the full set.' }],
+  ];
+  for (const [method, endpoint, data] of calls) {
+    const r = await alice.fetch(`/api/2.0/mlflow/${endpoint}`, { method, data });
+    if (r.status() !== 200) throw new Error(`${endpoint}: ${r.status()} ${await r.text()}`);
+  }
+  await alice.dispose();
+  return name;
+}
+
 /** Waits until every GPU chart on the page is drawn. */
 async function gpuChartsDrawn(page) {
   await page.locator('.gpu-chart-canvas').first().waitFor();
@@ -77,9 +104,12 @@ async function main() {
   const teardown = await globalSetup();
   const base = process.env.RUNLENS_E2E_URL;
   const seed = JSON.parse(process.env.RUNLENS_E2E_SEED);
-  const gpus = await setupGpus(base);
+  const only = process.env.SHOTS_ONLY ? process.env.SHOTS_ONLY.split(',') : null;
+  const gpuShots = ['gpus', 'run-gpus', 'embed-gpus', 'gpus-states', 'run-system'];
+  const gpus = !only || only.some((n) => gpuShots.includes(n)) ? await setupGpus(base) : { stop: async () => {} };
+  const model = await setupModel(base);
   const browser = await chromium.launch(config.use.launchOptions);
-  const pages = [
+  const all = [
     { name: 'gpus', path: `/gpus?nodes=${GPU_NODES.join(',')}&poll=2`, gpus: true },
     { name: 'run-gpus', path: `/runs/${gpus.tagged}?gpus=1`, gpus: true },
     { name: 'embed-gpus', path: gpus.embed, gpus: true, signedIn: false },
@@ -93,7 +123,10 @@ async function main() {
     { name: 'run-metrics', path: `/runs/${seed.runs['spiky-run']}?tab=metrics`, chart: true },
     { name: 'run-overview', path: `/runs/${seed.runs['spiky-run']}` },
     { name: 'settings', path: '/settings' },
+    { name: 'model', path: `/models/${model}` },
+    { name: 'model-version', path: `/models/${model}/versions/1` },
   ];
+  const pages = only ? all.filter((p) => only.includes(p.name)) : all;
   const findings = [];
   try {
     for (const size of WIDTHS) {

@@ -126,6 +126,15 @@ pub struct RegisteredModelDetail {
     pub model: RegisteredModelSummary,
     /// Versions, newest first.
     pub versions: Vec<ModelVersionInfo>,
+    /// Whether the caller holds CAN_EDIT or above: may change the description, set and
+    /// delete the model's tags, set aliases, set versions' descriptions and tags and move
+    /// versions between stages.
+    #[serde(default)]
+    pub can_edit: bool,
+    /// Whether the caller holds CAN_MANAGE: may also delete aliases, versions' tags,
+    /// versions and the model, and share it (MLflow's auth asks MANAGE for these).
+    #[serde(default)]
+    pub can_manage: bool,
 }
 
 /// A dataset a run used (`mlflow.log_input`).

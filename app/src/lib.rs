@@ -29,7 +29,7 @@ use pages::{
     experiments::Experiments,
     gpus::Gpus,
     logged_model::LoggedModelPage,
-    models::{Models, RegisteredModelPage},
+    models::{ModelVersionPage, Models, RegisteredModelPage},
     not_found::NotFound,
     run::RunPage,
     settings::Settings,
@@ -93,6 +93,7 @@ fn Shell() -> impl IntoView {
                 <Route path=path!("/logged-models/:id") view=|| protected(LoggedModelPage) />
                 <Route path=path!("/models") view=|| protected(Models) />
                 <Route path=path!("/models/:name") view=|| protected(RegisteredModelPage) />
+                <Route path=path!("/models/:name/versions/:version") view=|| protected(ModelVersionPage) />
             </Routes>
         </main>
     }

@@ -68,11 +68,18 @@ pub enum AppRoute {
         /// Registered model name.
         name: String,
     },
+    /// `/models/:name/versions/:version`: one version of a registered model.
+    ModelVersion {
+        /// Registered model name.
+        name: String,
+        /// Version number as text.
+        version: String,
+    },
 }
 
 impl AppRoute {
     /// The router patterns, in the order of the variants.
-    pub const PATTERNS: [&'static str; 9] = [
+    pub const PATTERNS: [&'static str; 10] = [
         "/",
         "/experiments/:id",
         "/runs/:id",
@@ -82,6 +89,7 @@ impl AppRoute {
         "/logged-models/:id",
         "/models",
         "/models/:name",
+        "/models/:name/versions/:version",
     ];
 
     /// Paths under this prefix are chrome-less pages for other sites' iframes, shown
@@ -106,6 +114,11 @@ impl AppRoute {
             AppRoute::LoggedModel { id } => format!("/logged-models/{}", encode_component(id)),
             AppRoute::Models => "/models".to_owned(),
             AppRoute::RegisteredModel { name } => format!("/models/{}", encode_component(name)),
+            AppRoute::ModelVersion { name, version } => format!(
+                "/models/{}/versions/{}",
+                encode_component(name),
+                encode_component(version)
+            ),
         }
     }
 
@@ -140,6 +153,15 @@ impl AppRoute {
     pub fn registered_model(name: impl Into<String>) -> String {
         AppRoute::RegisteredModel { name: name.into() }.path()
     }
+
+    /// Link to a model version page.
+    pub fn model_version(name: impl Into<String>, version: impl Into<String>) -> String {
+        AppRoute::ModelVersion {
+            name: name.into(),
+            version: version.into(),
+        }
+        .path()
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +195,10 @@ mod tests {
             AppRoute::Models,
             AppRoute::RegisteredModel {
                 name: "churn model/v2".into(),
+            },
+            AppRoute::ModelVersion {
+                name: "churn model/v2".into(),
+                version: "3".into(),
             },
         ];
         for (route, pattern) in routes.iter().zip(AppRoute::PATTERNS) {

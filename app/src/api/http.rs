@@ -172,6 +172,18 @@ pub(super) async fn write<B: Serialize, T: DeserializeOwned>(
     decode(send(method, url, Some(to_json(body)?), On401::Redirect).await?).await
 }
 
+/// Sends `body` with `method` to MLflow's `endpoint` under `/ajax-api/2.0/mlflow/` (as
+/// MLflow's own UI calls it), ignoring the answer; a failure carries MLflow's message.
+pub(super) async fn mlflow_write(
+    method: Method,
+    endpoint: &str,
+    body: &serde_json::Value,
+) -> Result<(), ApiError> {
+    let url = format!("/ajax-api/2.0/mlflow/{endpoint}");
+    write::<_, serde::de::IgnoredAny>(method, &url, body).await?;
+    Ok(())
+}
+
 /// DELETEs `url`, ignoring any answer body.
 pub(super) async fn delete(url: &str) -> Result<(), ApiError> {
     send(Method::DELETE, url, None, On401::Redirect).await?;

@@ -5,18 +5,15 @@
 //! MLflow's `{"error_code", "message"}` shape, read by [`super::mlflow_error`].
 
 use gloo_net::http::Method;
-use serde::de::IgnoredAny;
 use serde_json::json as body;
 
-use super::http::{write, ApiError};
+use super::http::{mlflow_write, ApiError};
 
 /// The tag holding a run's or an experiment's Markdown description.
 pub const NOTE_TAG: &str = "mlflow.note.content";
 
 async fn post(endpoint: &str, b: serde_json::Value) -> Result<(), ApiError> {
-    let url = format!("/ajax-api/2.0/mlflow/{endpoint}");
-    write::<_, IgnoredAny>(Method::POST, &url, &b).await?;
-    Ok(())
+    mlflow_write(Method::POST, endpoint, &b).await
 }
 
 /// Renames a run (`runs/update`).

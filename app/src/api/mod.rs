@@ -15,6 +15,7 @@ mod manage;
 mod mlflow_error;
 mod models;
 mod nodes;
+mod registry_write;
 mod tracking;
 mod workspace;
 
@@ -27,5 +28,6 @@ pub use logs::*;
 pub use manage::*;
 pub use models::*;
 pub use nodes::*;
+pub use registry_write::*;
 pub use tracking::*;
 pub use workspace::*;

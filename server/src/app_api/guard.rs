@@ -376,6 +376,8 @@ pub struct RegisteredModelGuard<const L: u8> {
     pub name: String,
     /// Its id.
     pub id: i64,
+    /// The caller's level on it (at least `L`).
+    pub level: Level,
     /// Who asked.
     pub caller: Caller,
 }
@@ -401,6 +403,7 @@ impl<const L: u8> FromRequestParts<AppState> for RegisteredModelGuard<L> {
         Ok(RegisteredModelGuard {
             name,
             id: granted.id,
+            level: granted.level,
             caller,
         })
     }

@@ -4,7 +4,7 @@
 use api_types::models::{
     ModelVersionInfo, RegisteredModelDetail, RegisteredModelList, RegisteredModelSummary,
 };
-use api_types::KeyValue;
+use api_types::{KeyValue, Level};
 use axum::extract::State;
 use axum::Json;
 
@@ -99,7 +99,7 @@ pub async fn get_registered_model(
     State(state): State<AppState>,
     guard: RegisteredModelGuard<READ>,
 ) -> Result<Json<RegisteredModelDetail>, Error> {
-    let (name, id) = (guard.name, guard.id);
+    let (name, id, level) = (guard.name, guard.id, guard.level);
     let detail = state
         .store
         .call(move |c| {
@@ -111,6 +111,8 @@ pub async fn get_registered_model(
             Ok(RegisteredModelDetail {
                 model: summary(c, &m)?,
                 versions,
+                can_edit: level >= Level::CanEdit,
+                can_manage: level >= Level::CanManage,
             })
         })
         .await?;

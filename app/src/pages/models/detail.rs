@@ -5,12 +5,14 @@ use api_types::models::{ModelVersionInfo, RegisteredModelDetail};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::alias_chips;
+use super::edit::aliases::EditableAliases;
+use super::edit::tags::EditableTags;
+use super::edit::Target;
 use crate::api;
 use crate::components::states::{ResourceTexts, ResourceView};
 use crate::format;
 use crate::pages::run::io::model_status_badge;
-use crate::pages::run::overview::kv_table;
+use crate::pages::run::manage::description::Description;
 use crate::routes::AppRoute;
 
 /// The page's words for loading, not found, denied and failed.
@@ -50,25 +52,37 @@ fn link(target: Option<(String, String)>) -> AnyView {
     }
 }
 
-fn version_row(v: ModelVersionInfo) -> impl IntoView {
-    let aliases = if v.aliases.is_empty() {
-        view! { <span class="muted">"—"</span> }.into_any()
-    } else {
-        v.aliases
-            .iter()
-            .map(|a| view! { <span class="chip">{format!("@{a}")}</span> })
-            .collect_view()
-            .into_any()
-    };
+/// A version's aliases as `@alias` chips, or a dash.
+pub(super) fn alias_chips(aliases: &[String]) -> AnyView {
+    if aliases.is_empty() {
+        return view! { <span class="muted">"—"</span> }.into_any();
+    }
+    aliases
+        .iter()
+        .map(|a| view! { <span class="chip">{format!("@{a}")}</span> })
+        .collect_view()
+        .into_any()
+}
+
+/// A version's source run and logged model as links (or dashes).
+pub(super) fn source_links(v: &ModelVersionInfo) -> (AnyView, AnyView) {
     let run = link(v.run_id.clone().map(|id| (AppRoute::run(id.clone()), id)));
     let model = link(
         v.model_id
             .clone()
             .map(|id| (AppRoute::logged_model(id.clone()), id)),
     );
+    (run, model)
+}
+
+/// One row of the versions table; the version number links to its page.
+fn version_row(name: &str, v: ModelVersionInfo) -> impl IntoView {
+    let href = AppRoute::model_version(name, v.version.clone());
+    let aliases = alias_chips(&v.aliases);
+    let (run, model) = source_links(&v);
     view! {
         <tr data-version=v.version.clone()>
-            <td class="num"><strong>{format!("v{}", v.version)}</strong></td>
+            <td class="num"><a href=href><strong>{format!("v{}", v.version)}</strong></a></td>
             <td>{model_status_badge(&v.status)}</td>
             <td>{v.stage.clone()}</td>
             <td class="chips">{aliases}</td>
@@ -87,8 +101,23 @@ fn RegisteredModelView(
     d: RegisteredModelDetail,
 ) -> impl IntoView {
     let m = d.model;
+    let (can_edit, can_manage) = (d.can_edit, d.can_manage);
     let n = d.versions.len();
-    let rows = d.versions.into_iter().map(version_row).collect_view();
+    let text = RwSignal::new(m.description.clone());
+    let model_name = m.name.clone();
+    let save = Action::new_local(move |t: &String| {
+        let (name, t) = (model_name.clone(), t.clone());
+        async move {
+            api::set_model_description(name, t.clone()).await?;
+            text.set(t);
+            Ok(())
+        }
+    });
+    let rows = d
+        .versions
+        .into_iter()
+        .map(|v| version_row(&m.name, v))
+        .collect_view();
     view! {
         <nav class="breadcrumb">
             <a href=AppRoute::Models.path()>"Models"</a><span>"/"</span>
@@ -96,16 +125,17 @@ fn RegisteredModelView(
         <div class="page-header">
             <div class="title-block">
                 <h1>{m.name.clone()}</h1>
-                {(!m.description.is_empty()).then(|| view! { <p class="description">{m.description.clone()}</p> })}
+                <Description text=text.into() can_edit=can_edit save=save />
             </div>
         </div>
         <div class="overview">
             <section class="card facts">
                 <dl>
                     <div><dt>"Latest version"</dt><dd>{m.latest_version.clone().map(|v| format!("v{v}")).unwrap_or_else(|| "—".into())}</dd></div>
-                    <div><dt>"Aliases"</dt><dd class="chips">{alias_chips(&m.name, m.aliases.clone())}</dd></div>
                     <div><dt>"Created"</dt><dd>{format::datetime(m.creation_time)}</dd></div>
                     <div><dt>"Updated"</dt><dd>{format::datetime(m.last_updated_time)}</dd></div>
+                    <div class="fact-wide"><dt>"Aliases"</dt><dd class="aliases"><EditableAliases name=m.name.clone() aliases=m.aliases.clone()
+                        can_edit=can_edit can_delete=can_manage /></dd></div>
                 </dl>
             </section>
             <section class="card" aria-label="Versions">
@@ -120,7 +150,7 @@ fn RegisteredModelView(
                     </table>
                 </div>
             </section>
-            {(!m.tags.is_empty()).then(|| kv_table("Tags", m.tags.clone(), "No tags"))}
+            <EditableTags target=Target::Model(m.name.clone()) tags=m.tags.clone() can_edit=can_edit can_delete=can_edit />
         </div>
     }
 }

@@ -2,8 +2,11 @@
 //! their latest version and aliases; `/models/:name` ([`detail`]) lists the versions.
 
 mod detail;
+mod edit;
+mod version;
 
 pub use detail::RegisteredModelPage;
+pub use version::ModelVersionPage;
 
 use api_types::models::{RegisteredModelList, RegisteredModelSummary};
 use api_types::KeyValue;
