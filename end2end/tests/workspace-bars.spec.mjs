@@ -65,6 +65,8 @@ function barsLink() {
 /** Asserts the bars panel of `key` drew a bar per run in the runs' colours. */
 async function expectBars(page, key) {
   const c = chart(page, key);
+  // Panels fetch once on screen; `test_accuracy` comes after `loss` and `mixed`.
+  await c.scrollIntoViewIfNeeded();
   await expect(c).toHaveAttribute('data-status', 'drawn', { timeout: 30_000 });
   await expect(panel(page, key)).toHaveAttribute('data-kind', 'bars');
   await expect(c).toHaveAttribute('data-kind', 'bars');

@@ -93,6 +93,21 @@ pub fn Tooltip(
     }
 }
 
+/// About how wide a tooltip is, in CSS pixels.
+const TOOLTIP_PX: f64 = 220.0;
+
+/// Where the tooltip of the bar spanning `l..r` goes, in a plot from `left` to `right`:
+/// beside the bar where it fits (right, else left), else over the plot's left edge.
+fn bar_tooltip_style(l: f64, r: f64, left: f64, right: f64) -> String {
+    if r + 8.0 + TOOLTIP_PX <= right {
+        format!("left:{}px;top:8px", r + 8.0)
+    } else if l - 8.0 - TOOLTIP_PX >= left {
+        format!("right:{}px;top:8px", right - l + 8.0)
+    } else {
+        format!("left:{left}px;top:8px")
+    }
+}
+
 /// Tooltip of the hovered bar of a bar panel: the run (or group) and its exact value.
 #[component]
 pub fn BarTooltip(
@@ -116,12 +131,7 @@ pub fn BarTooltip(
         })?;
         let spec = ctx.specs.with(|s| s.get(spec).cloned())?;
         let (l, r) = bar_px(b, n, i.left, i.width);
-        let right = i.left + i.width;
-        let style = if r > right - 220.0 {
-            format!("right:{}px;top:8px", (right - l + 8.0).max(0.0))
-        } else {
-            format!("left:{}px;top:8px", r + 8.0)
-        };
+        let style = bar_tooltip_style(l, r, i.left, i.left + i.width);
         let label = if spec.group {
             format!("{} ({})", spec.label, spec.runs.len())
         } else {
