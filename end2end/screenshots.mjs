@@ -134,6 +134,7 @@ async function main() {
             await bars.scrollIntoViewIfNeeded();
             await page.waitForFunction(() => document.querySelector('[data-testid="chart-test_accuracy"]')?.dataset.kind === 'bars', null, { timeout: 30_000 });
             await page.waitForFunction(() => [...document.querySelectorAll('.chart-canvas')].every((c) => c.dataset.status !== 'loading'), null, { timeout: 30_000 });
+            await page.evaluate(() => window.scrollTo(0, 0));
           }
           if (p.gpus) await gpuChartsDrawn(page);
           if (p.system) {
