@@ -88,7 +88,8 @@ fn err<E: std::fmt::Debug>(e: E) -> DrawError {
     DrawError::Plotters(format!("{e:?}"))
 }
 
-/// Draws `bars` on `canvas` (sized to its CSS box times `pixel_ratio`). The x range of the
+/// Draws `bars` on `canvas` (sized to its CSS box times `pixel_ratio`), on a linear value
+/// axis whatever the panel's log setting (a bar from zero has no log). The x range of the
 /// returned [`DrawInfo`] is `(0, bars)`: bar `i` fills slot `[i, i + 1)`.
 pub fn draw_bars(
     canvas: &HtmlCanvasElement,
