@@ -140,6 +140,9 @@ pub struct LineOptions {
     pub x_axis: json::XAxis,
     /// Log y axis.
     pub log_y: bool,
+    /// A key every drawn run logged once is drawn as bars ([`single_values`]); off where
+    /// a series' first sample is not its last (a node's live GPU series).
+    pub bars: bool,
 }
 
 fn xy(d: &ChartData) -> Vec<(f64, f64)> {
@@ -218,7 +221,11 @@ pub fn single_values(
 /// band. Specs with no data draw no line. When every drawn run logged the key once, a
 /// bar per spec instead ([`single_values`]).
 pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> PanelChart {
-    if let Some((bars, specs)) = single_values(series, specs, o.zoom) {
+    if let Some((bars, specs)) = o
+        .bars
+        .then(|| single_values(series, specs, o.zoom))
+        .flatten()
+    {
         return PanelChart {
             chart: MultiChart {
                 lines: Vec::new(),
@@ -468,6 +475,7 @@ mod tests {
             zoom: None,
             x_axis: json::XAxis::Step,
             log_y: false,
+            bars: true,
         };
         let specs = vec![
             spec("none", "#000001", &["missing"], false),
@@ -539,6 +547,7 @@ mod tests {
             zoom: None,
             x_axis: json::XAxis::Step,
             log_y: true,
+            bars: true,
         };
         let specs = vec![
             spec("none", "#000001", &["missing"], false),
@@ -546,6 +555,9 @@ mod tests {
             spec("run b", "#00ff00", &["b"], false),
         ];
         // One bar per drawn spec, in its colour and name; the hidden run c is not drawn.
+        // Where bars are off (a node's live GPU series), one sample is a line's start.
+        let lines = build_chart(&s, &specs, LineOptions { bars: false, ..o });
+        assert!(!lines.is_bars() && lines.chart.lines.len() == 2);
         let pc = build_chart(&s, &specs, o);
         assert!(pc.is_bars() && pc.chart.lines.is_empty());
         assert_eq!(pc.specs, vec![1, 2]);

@@ -215,6 +215,7 @@ pub fn Panel(
             zoom: s.zoom,
             x_axis: s.x.axis(),
             log_y: s.log_y,
+            bars: true,
         })
     });
     let chart = Memo::new(move |_| {
