@@ -1,8 +1,8 @@
 // Screenshots of the main pages for a human to look at (not part of the test run):
 // experiments list, an experiment, a run's metrics, settings and sign-in, the GPU panel
-// (page, run side panel, embed) over two simulated agents and a run's System metrics tab,
-// a registered model and one of its versions (as their owner, with the edit controls),
-// at 1440 and 390
+// (page, run side panel, embed) over two simulated agents, a run's System metrics tab,
+// the experiment's chart view with a bar panel (a metric each run logged once), and a
+// registered model and one of its versions (as their owner, with the edit controls), at 1440 and 390
 // CSS pixels wide, light and dark, into /tmp/shots/ (or the directory given as argument).
 // It also prints, per shot, anything wider than the viewport (horizontal overflow).
 //
@@ -92,6 +92,20 @@ async function setupModel(base) {
   return name;
 }
 
+/** Logs `test_accuracy` once in three seeded runs (a bar panel); returns their ids. */
+async function logFinalAccuracy(base, seed) {
+  const token = JSON.parse(process.env.RUNLENS_E2E_SECRET_TOKENS)[0];
+  const api = await request.newContext({ baseURL: base, extraHTTPHeaders: { Authorization: `Bearer ${token}` } });
+  const names = ['baseline', 'adam-0.001', 'sweep-lr-0.1'];
+  for (const [i, name] of names.entries()) {
+    const metrics = [{ key: 'test_accuracy', value: 0.82 + i * 0.05 + 0.00123, timestamp: Date.now(), step: 200 }];
+    const r = await api.post('/api/2.0/mlflow/runs/log-batch', { data: { run_id: seed.runs[name], metrics } });
+    if (!r.ok()) throw new Error(`logging test_accuracy: ${r.status()} ${await r.text()}`);
+  }
+  await api.dispose();
+  return names.map((n) => seed.runs[n]);
+}
+
 /** Waits until every GPU chart on the page is drawn. */
 async function gpuChartsDrawn(page) {
   await page.locator('.gpu-chart-canvas').first().waitFor();
@@ -108,6 +122,7 @@ async function main() {
   const gpuShots = ['gpus', 'run-gpus', 'embed-gpus', 'gpus-states', 'run-system'];
   const gpus = !only || only.some((n) => gpuShots.includes(n)) ? await setupGpus(base) : { stop: async () => {} };
   const model = await setupModel(base);
+  const barRuns = await logFinalAccuracy(base, seed);
   const browser = await chromium.launch(config.use.launchOptions);
   const all = [
     { name: 'gpus', path: `/gpus?nodes=${GPU_NODES.join(',')}&poll=2`, gpus: true },
@@ -120,6 +135,7 @@ async function main() {
     { name: 'experiment', path: `/experiments/${seed.experiment_id}` },
     { name: 'experiment-share', path: `/experiments/${seed.experiment_id}`, share: true },
     { name: 'experiment-filter', path: `/experiments/${seed.experiment_id}`, filter: 'metrics.' },
+    { name: 'experiment-charts-bars', path: `/experiments/${seed.experiment_id}?view=charts&sel=${barRuns.join(',')}`, bars: true },
     { name: 'run-metrics', path: `/runs/${seed.runs['spiky-run']}?tab=metrics`, chart: true },
     { name: 'run-overview', path: `/runs/${seed.runs['spiky-run']}` },
     { name: 'settings', path: '/settings' },
@@ -145,6 +161,14 @@ async function main() {
           if (p.chart) {
             await page.getByTestId('chart-spiky').waitFor();
             await page.waitForFunction(() => document.querySelector('[data-testid="chart-spiky"]')?.dataset.status === 'drawn', null, { timeout: 30_000 });
+          }
+          if (p.bars) {
+            // Panels fetch once on screen: bring the bar panel in, then back to the top.
+            const bars = page.getByTestId('chart-test_accuracy');
+            await bars.scrollIntoViewIfNeeded();
+            await page.waitForFunction(() => document.querySelector('[data-testid="chart-test_accuracy"]')?.dataset.kind === 'bars', null, { timeout: 30_000 });
+            await page.waitForFunction(() => [...document.querySelectorAll('.chart-canvas')].every((c) => c.dataset.status !== 'loading'), null, { timeout: 30_000 });
+            await page.evaluate(() => window.scrollTo(0, 0));
           }
           if (p.gpus) await gpuChartsDrawn(page);
           if (p.system) {

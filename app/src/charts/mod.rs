@@ -4,9 +4,11 @@
 //! every chart, the compare view's too), [`axis`] hands them to plotters, [`nearest`]
 //! finds the point under the cursor and [`draw`] paints a canvas; [`lines`] paints the GPU
 //! panel's small multi-line time charts; [`multi`] paints one metric of several runs (the
-//! experiment's chart view) and [`group`] aggregates grouped runs.
+//! experiment's chart view), [`bars`] one value per run as bars, and [`group`] aggregates
+//! grouped runs.
 
 pub mod axis;
+pub mod bars;
 pub mod data;
 pub mod draw;
 pub mod group;

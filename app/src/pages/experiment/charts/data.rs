@@ -6,6 +6,7 @@ use api_types as json;
 use plotters::style::RGBColor;
 
 use super::runs::LineSpec;
+use crate::charts::bars::Bar;
 use crate::charts::group::aggregate;
 use crate::charts::multi::{Line, MultiChart};
 use crate::charts::nearest::nearest_by;
@@ -139,6 +140,9 @@ pub struct LineOptions {
     pub x_axis: json::XAxis,
     /// Log y axis.
     pub log_y: bool,
+    /// A key every drawn run logged once is drawn as bars ([`single_values`]); off where
+    /// a series' first sample is not its last (a node's live GPU series).
+    pub bars: bool,
 }
 
 fn xy(d: &ChartData) -> Vec<(f64, f64)> {
@@ -154,19 +158,85 @@ fn smoothed(points: &[(f64, f64)], w: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The chart of a panel, and which spec each of its lines draws.
+/// The chart of a panel, and which spec each of its lines (or bars) draws.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PanelChart {
-    /// What is drawn.
+    /// What is drawn as lines (none when `bars` is drawn instead).
     pub chart: MultiChart,
-    /// Per line of `chart`: its index in the specs.
+    /// A bar per spec, when every drawn run logged the key once ([`single_values`]).
+    pub bars: Option<Vec<Bar>>,
+    /// Per line of `chart` (or bar of `bars`): its index in the specs.
     pub specs: Vec<usize>,
+}
+
+impl PanelChart {
+    /// Whether the panel is drawn as bars.
+    pub fn is_bars(&self) -> bool {
+        self.bars.is_some()
+    }
+}
+
+/// The one value a run logged, when it logged exactly one (finite, none in NaN or ±inf).
+fn single_value(s: &RunSeries) -> Option<f64> {
+    let d = &s.data;
+    match (d.points.as_slice(), d.markers.is_empty(), d.points_in_range) {
+        ([p], true, 1) => Some(p.y),
+        _ => None,
+    }
+}
+
+/// A bar per spec that has data (a run's value, or a group's mean), with the index of its
+/// spec, when every run the specs draw logged `key` exactly once and nothing is zoomed (a
+/// zoom can leave one point of a longer series). `None` otherwise: the panel draws lines.
+pub fn single_values(
+    series: &[RunSeries],
+    specs: &[LineSpec],
+    zoom: Option<(f64, f64)>,
+) -> Option<(Vec<Bar>, Vec<usize>)> {
+    if zoom.is_some() {
+        return None;
+    }
+    let mut bars = Vec::new();
+    let mut drawn = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let mut values = Vec::new();
+        for s in series.iter().filter(|s| spec.runs.contains(&s.run_id)) {
+            values.push(single_value(s)?);
+        }
+        if values.is_empty() {
+            continue;
+        }
+        bars.push(Bar {
+            label: spec.label.clone(),
+            color: parse_color(&spec.color),
+            value: values.iter().sum::<f64>() / values.len() as f64,
+        });
+        drawn.push(i);
+    }
+    (!bars.is_empty()).then_some((bars, drawn))
 }
 
 /// The chart of `specs` over `series`: a run's line (smoothed over a faint raw one when
 /// smoothing is on), or a group's mean of its runs (each smoothed first) with a min–max
-/// band. Specs with no data draw no line.
+/// band. Specs with no data draw no line. When every drawn run logged the key once, a
+/// bar per spec instead ([`single_values`]).
 pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> PanelChart {
+    if let Some((bars, specs)) = o
+        .bars
+        .then(|| single_values(series, specs, o.zoom))
+        .flatten()
+    {
+        return PanelChart {
+            chart: MultiChart {
+                lines: Vec::new(),
+                x_range: None,
+                x_axis: o.x_axis,
+                log_y: false,
+            },
+            bars: Some(bars),
+            specs,
+        };
+    }
     // Runs no spec draws (hidden ones) do not widen the range.
     let drawn_series: Vec<RunSeries> = series
         .iter()
@@ -224,6 +294,7 @@ pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> 
             x_axis: o.x_axis,
             log_y: o.log_y,
         },
+        bars: None,
         specs: drawn,
     }
 }
@@ -404,6 +475,7 @@ mod tests {
             zoom: None,
             x_axis: json::XAxis::Step,
             log_y: false,
+            bars: true,
         };
         let specs = vec![
             spec("none", "#000001", &["missing"], false),
@@ -455,6 +527,82 @@ mod tests {
         );
         assert_eq!(smooth.chart.lines[0].raw, vec![(0.0, 1.0), (10.0, 3.0)]);
         assert!(smooth.chart.lines[0].points[1].1 < 3.0);
+    }
+
+    #[test]
+    fn a_key_every_run_logged_once_becomes_bars() {
+        let batch = |series| json::workspace::SeriesBatch {
+            series,
+            missing: vec![],
+        };
+        let once = batch(vec![
+            series("a", "acc", vec![sp(9, 0.9)]),
+            series("b", "acc", vec![sp(9, 0.8)]),
+            series("c", "acc", vec![sp(3, 0.4)]),
+        ]);
+        let s = from_batch(&once, "acc", None);
+        let o = LineOptions {
+            smoothing: 0.5,
+            columns: 100,
+            zoom: None,
+            x_axis: json::XAxis::Step,
+            log_y: true,
+            bars: true,
+        };
+        let specs = vec![
+            spec("none", "#000001", &["missing"], false),
+            spec("run a", "#ff0000", &["a"], false),
+            spec("run b", "#00ff00", &["b"], false),
+        ];
+        // One bar per drawn spec, in its colour and name; the hidden run c is not drawn.
+        // Where bars are off (a node's live GPU series), one sample is a line's start.
+        let lines = build_chart(&s, &specs, LineOptions { bars: false, ..o });
+        assert!(!lines.is_bars() && lines.chart.lines.len() == 2);
+        let pc = build_chart(&s, &specs, o);
+        assert!(pc.is_bars() && pc.chart.lines.is_empty());
+        assert_eq!(pc.specs, vec![1, 2]);
+        let bars = pc.bars.unwrap_or_default();
+        let got: Vec<(&str, RGBColor, f64)> = bars
+            .iter()
+            .map(|b| (b.label.as_str(), b.color, b.value))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("run a", RGBColor(255, 0, 0), 0.9),
+                ("run b", RGBColor(0, 255, 0), 0.8)
+            ]
+        );
+        // A group's bar is its runs' mean.
+        let groups = vec![spec("adam", "#4e79a7", &["a", "c"], true)];
+        let (bars, _) = single_values(&s, &groups, None).unwrap_or_default();
+        assert!((bars[0].value - 0.65).abs() < 1e-12);
+        // Zoomed: lines.
+        assert!(single_values(&s, &specs, Some((0.0, 10.0))).is_none());
+
+        // One run with many points (even if thinned to one), or a NaN: lines.
+        let mut many = series("b", "acc", vec![sp(9, 0.8)]);
+        many.points_in_range = 40;
+        let mixed = from_batch(
+            &batch(vec![series("a", "acc", vec![sp(9, 0.9)]), many]),
+            "acc",
+            None,
+        );
+        let pc = build_chart(&mixed, &specs, o);
+        assert!(!pc.is_bars());
+        assert_eq!(pc.chart.lines.len(), 2);
+        let mut nan = series("b", "acc", vec![sp(9, 0.8)]);
+        nan.non_finite = vec![sp(10, f64::NAN)];
+        let with_nan = from_batch(
+            &batch(vec![series("a", "acc", vec![sp(9, 0.9)]), nan]),
+            "acc",
+            None,
+        );
+        assert!(single_values(&with_nan, &specs, None).is_none());
+        // A live point turns bars into lines.
+        let mut live = s.clone();
+        append(&mut live[0], &[sp(10, 0.95)]);
+        assert!(!build_chart(&live, &specs, o).is_bars());
     }
 
     #[test]

@@ -11,10 +11,11 @@ use web_sys::MouseEvent;
 
 use super::data::{append, build_chart, from_batch, LineOptions, PanelChart, RunSeries};
 use super::settings::{zoom_value, XChoice};
-use super::tooltip::Tooltip;
+use super::tooltip::{BarTooltip, Tooltip};
 use super::visibility::use_visible;
 use super::ViewCtx;
 use crate::api::{self, ApiError};
+use crate::charts::bars::{bar_at, draw_bars};
 use crate::charts::multi::draw_multi;
 use crate::charts::nearest::{pixel_to_x, x_to_pixel};
 use crate::charts::DrawInfo;
@@ -45,8 +46,8 @@ fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
 }
 
 /// Draws the panel and records `data-status` (`loading`, `error`, `empty`, `drawn`),
-/// `data-lines`, `data-points`, `data-colors` (the lines' colours) and `data-x-min`/`-max`
-/// for the tests.
+/// `data-kind` (`lines` or `bars`), `data-lines` (lines or bars), `data-points`,
+/// `data-colors` (their colours) and `data-x-min`/`-max` for the tests.
 pub(crate) fn paint(
     canvas: &web_sys::HtmlCanvasElement,
     loaded: &Loaded,
@@ -54,44 +55,54 @@ pub(crate) fn paint(
     pal: &crate::charts::Palette,
 ) -> Option<DrawInfo> {
     let status = |s: &str| set_attrs(canvas, &[("data-status", s.to_owned())]);
-    match (loaded, pc) {
-        (None, _) => status("loading"),
-        (Some(Err(_)), _) => status("error"),
-        (Some(Ok(_)), Some(pc)) => {
-            match draw_multi(canvas, &pc.chart, pal, window().device_pixel_ratio()) {
-                Ok(info) => {
-                    let colors: Vec<String> = pc
-                        .chart
-                        .lines
-                        .iter()
-                        .map(|l| crate::charts::draw::hex(l.color))
-                        .collect();
-                    let empty = pc.chart.lines.is_empty();
-                    set_attrs(
-                        canvas,
-                        &[
-                            ("data-lines", pc.chart.lines.len().to_string()),
-                            ("data-points", info.drawn.to_string()),
-                            ("data-colors", colors.join(",")),
-                            ("data-x-min", info.x_range.0.to_string()),
-                            ("data-x-max", info.x_range.1.to_string()),
-                            (
-                                "data-status",
-                                if empty { "empty" } else { "drawn" }.to_owned(),
-                            ),
-                        ],
-                    );
-                    return Some(info);
-                }
-                Err(e) => {
-                    leptos::logging::warn!("{e}");
-                    status("error");
-                }
-            }
+    let (Some(Ok(_)), Some(pc)) = (loaded, pc) else {
+        status(match loaded {
+            None => "loading",
+            Some(Err(_)) => "error",
+            Some(Ok(_)) => "empty",
+        });
+        return None;
+    };
+    let dpr = window().device_pixel_ratio();
+    let (drawn, kind, colors) = match &pc.bars {
+        Some(bars) => (
+            draw_bars(canvas, bars, pal, dpr),
+            "bars",
+            bars.iter().map(|b| b.color).collect::<Vec<_>>(),
+        ),
+        None => (
+            draw_multi(canvas, &pc.chart, pal, dpr),
+            "lines",
+            pc.chart.lines.iter().map(|l| l.color).collect(),
+        ),
+    };
+    match drawn {
+        Ok(info) => {
+            let colors: Vec<String> = colors.into_iter().map(crate::charts::draw::hex).collect();
+            let empty = colors.is_empty();
+            set_attrs(
+                canvas,
+                &[
+                    ("data-kind", kind.to_owned()),
+                    ("data-lines", colors.len().to_string()),
+                    ("data-points", info.drawn.to_string()),
+                    ("data-colors", colors.join(",")),
+                    ("data-x-min", info.x_range.0.to_string()),
+                    ("data-x-max", info.x_range.1.to_string()),
+                    (
+                        "data-status",
+                        if empty { "empty" } else { "drawn" }.to_owned(),
+                    ),
+                ],
+            );
+            Some(info)
         }
-        (Some(Ok(_)), None) => status("empty"),
+        Err(e) => {
+            leptos::logging::warn!("{e}");
+            status("error");
+            None
+        }
     }
-    None
 }
 
 /// One metric's panel.
@@ -204,6 +215,7 @@ pub fn Panel(
             zoom: s.zoom,
             x_axis: s.x.axis(),
             log_y: s.log_y,
+            bars: true,
         })
     });
     let chart = Memo::new(move |_| {
@@ -225,10 +237,20 @@ pub fn Panel(
 
     let drag = RwSignal::new(None::<(f64, f64)>);
     let cursor_y = RwSignal::new(None::<f64>);
+    // Bars have no x to share: hovering one names it here, zooming does nothing.
+    let bars = Memo::new(move |_| chart.with(|c| c.as_ref().is_some_and(PanelChart::is_bars)));
+    let hovered_bar = RwSignal::new(None::<usize>);
     let k = key.clone();
     let moved = move |ev: MouseEvent| {
         let px = f64::from(ev.offset_x());
         cursor_y.set(Some(f64::from(ev.offset_y())));
+        if bars.get_untracked() {
+            let n = chart.with_untracked(|c| c.as_ref().map_or(0, |pc| pc.specs.len()));
+            let bar =
+                info.with_untracked(|i| i.as_ref().and_then(|i| bar_at(px, n, i.left, i.width)));
+            hovered_bar.set(bar);
+            return;
+        }
         if let Some((start, _)) = drag.get_untracked() {
             drag.set(Some((start, px)));
         }
@@ -261,6 +283,7 @@ pub fn Panel(
     let left = move || {
         drag.set(None);
         cursor_y.set(None);
+        hovered_bar.set(None);
         if ctx
             .hover
             .with_untracked(|h| h.as_ref().is_some_and(|(hk, _)| *hk == k))
@@ -269,6 +292,9 @@ pub fn Panel(
         }
     };
     let crosshair = move || {
+        if bars.get() {
+            return None;
+        }
         let (_, x) = ctx.hover.get()?;
         let px = info.with(|i| {
             let i = i.as_ref()?;
@@ -335,7 +361,8 @@ pub fn Panel(
     };
     let zoomed = move || settings.with(|s| s.zoom.is_some());
     view! {
-        <section class="chart-card wchart" node_ref=section data-key=key.clone()>
+        <section class="chart-card wchart" node_ref=section data-key=key.clone()
+            data-kind=move || if bars.get() { "bars" } else { "lines" }>
             <header class="chart-header">
                 <h3 class="chart-title truncate" title=key.clone()>{key.clone()}</h3>
                 <Show when=zoomed>
@@ -349,7 +376,7 @@ pub fn Panel(
                     data-testid=format!("chart-{key}")
                     data-status="loading"
                     on:mousemove=moved
-                    on:mousedown=move |ev| if ev.button() == 0 {
+                    on:mousedown=move |ev| if ev.button() == 0 && !bars.get_untracked() {
                         ev.prevent_default();
                         let px = f64::from(ev.offset_x());
                         drag.set(Some((px, px)));
@@ -361,6 +388,7 @@ pub fn Panel(
                 {crosshair}
                 {selection}
                 <Tooltip x=hovered_x cursor_y=cursor_y chart=chart info=info ctx=ctx />
+                <BarTooltip bar=hovered_bar chart=chart info=info ctx=ctx />
                 {overlay}
             </div>
             {missing}

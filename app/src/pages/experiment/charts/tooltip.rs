@@ -1,11 +1,13 @@
 //! The hovered panel's tooltip: the x under the cursor and every line's value there (a
 //! run's value, or a group's mean with its min–max), highest first, the line under the
-//! cursor picked out (its row marked, a dot on its point).
+//! cursor picked out (its row marked, a dot on its point); over a bar chart, the hovered
+//! bar's run and its exact value.
 
 use leptos::prelude::*;
 
 use super::data::{rank_values, values_at, y_px, PanelChart};
 use super::ViewCtx;
+use crate::charts::bars::bar_px;
 use crate::charts::nearest::x_to_pixel;
 use crate::charts::{scale, DrawInfo};
 use crate::format;
@@ -86,6 +88,62 @@ pub fn Tooltip(
             <div class="chart-tooltip wchart-tooltip" style=style role="tooltip">
                 <div class="tt-head mono">{head}</div>
                 {rows}
+            </div>
+        })
+    }
+}
+
+/// About how wide a tooltip is, in CSS pixels.
+const TOOLTIP_PX: f64 = 220.0;
+
+/// Where the tooltip of the bar spanning `l..r` goes, in a plot from `left` to `right`:
+/// beside the bar where it fits (right, else left), else over the plot's left edge.
+fn bar_tooltip_style(l: f64, r: f64, left: f64, right: f64) -> String {
+    if r + 8.0 + TOOLTIP_PX <= right {
+        format!("left:{}px;top:8px", r + 8.0)
+    } else if l - 8.0 - TOOLTIP_PX >= left {
+        format!("right:{}px;top:8px", right - l + 8.0)
+    } else {
+        format!("left:{left}px;top:8px")
+    }
+}
+
+/// Tooltip of the hovered bar of a bar panel: the run (or group) and its exact value.
+#[component]
+pub fn BarTooltip(
+    /// The bar under the cursor.
+    #[prop(into)]
+    bar: Signal<Option<usize>>,
+    /// What the panel drew.
+    chart: Memo<Option<PanelChart>>,
+    /// Where it drew it.
+    info: RwSignal<Option<DrawInfo>>,
+    /// The view's shared state.
+    ctx: ViewCtx,
+) -> impl IntoView {
+    move || {
+        let b = bar.get()?;
+        let i = info.get()?;
+        let (value, spec, n) = chart.with(|c| {
+            let pc = c.as_ref()?;
+            let bars = pc.bars.as_ref()?;
+            Some((bars.get(b)?.value, *pc.specs.get(b)?, bars.len()))
+        })?;
+        let spec = ctx.specs.with(|s| s.get(spec).cloned())?;
+        let (l, r) = bar_px(b, n, i.left, i.width);
+        let style = bar_tooltip_style(l, r, i.left, i.left + i.width);
+        let label = if spec.group {
+            format!("{} ({})", spec.label, spec.runs.len())
+        } else {
+            spec.label.clone()
+        };
+        Some(view! {
+            <div class="chart-tooltip wchart-tooltip" style=style role="tooltip">
+                <div class="tt-run tt-picked">
+                    <span class="swatch" style=format!("background:{}", spec.color)></span>
+                    <span class="tt-name truncate" title=label.clone()>{label.clone()}</span>
+                    <span class="mono">{value.to_string()}</span>
+                </div>
             </div>
         })
     }

@@ -211,6 +211,7 @@ fn GpuChartPanel(
             zoom: zoom.get(),
             x_axis: x_axis.get(),
             log_y: false,
+            bars: false,
         };
         loaded.with(|l| match l {
             Some(Ok(list)) => Some(specs.with(|s| build_chart(list, s, o))),
