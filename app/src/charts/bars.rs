@@ -4,11 +4,10 @@
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use super::axis::TickedAxis;
-use super::draw::{hex, DrawError, DrawInfo, Palette};
+use super::draw::{err, hex, surface, DrawError, DrawInfo, Palette, Surface};
 use super::scale::{self, YRange};
 use super::ticks::Ticks;
 
@@ -84,10 +83,6 @@ pub fn fit_label(name: &str, px: f64) -> Option<String> {
     Some(format!("{cut}…"))
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> DrawError {
-    DrawError::Plotters(format!("{e:?}"))
-}
-
 /// Draws `bars` on `canvas` (sized to its CSS box times `pixel_ratio`), on a linear value
 /// axis whatever the panel's log setting (a bar from zero has no log). The x range of the
 /// returned [`DrawInfo`] is `(0, bars)`: bar `i` fills slot `[i, i + 1)`.
@@ -97,17 +92,8 @@ pub fn draw_bars(
     pal: &Palette,
     pixel_ratio: f64,
 ) -> Result<DrawInfo, DrawError> {
-    let dpr = pixel_ratio.clamp(1.0, 4.0);
-    let (css_w, css_h) = (
-        f64::from(canvas.client_width().max(1)),
-        f64::from(canvas.client_height().max(1)),
-    );
-    canvas.set_width((css_w * dpr).round() as u32);
-    canvas.set_height((css_h * dpr).round() as u32);
+    let Surface { root, dpr, .. } = surface(canvas, pal.background, pixel_ratio)?;
     let px = |v: f64| (v * dpr).round() as i32;
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.background).map_err(err)?;
     let n = bars.len().max(1);
     let values: Vec<f64> = bars.iter().map(|b| b.value).collect();
     let y = value_range(&values);

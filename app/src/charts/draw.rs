@@ -85,8 +85,39 @@ pub enum DrawError {
 
 type DrawResult<T> = Result<T, DrawError>;
 
-fn err<E: std::fmt::Debug>(e: E) -> DrawError {
+/// A plotters error as a [`DrawError`].
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> DrawError {
     DrawError::Plotters(format!("{e:?}"))
+}
+
+/// A canvas made ready to paint on.
+pub(crate) struct Surface {
+    /// The whole canvas, filled with the background.
+    pub root: DrawingArea<CanvasBackend, plotters::coord::Shift>,
+    /// Device pixels per CSS pixel (1 to 4).
+    pub dpr: f64,
+    /// The canvas's CSS width.
+    pub css_w: f64,
+}
+
+/// Sizes `canvas` to its CSS box times `pixel_ratio` (clamped to 1–4) and fills it with
+/// `background`: how every chart starts painting.
+pub(crate) fn surface(
+    canvas: &HtmlCanvasElement,
+    background: RGBColor,
+    pixel_ratio: f64,
+) -> DrawResult<Surface> {
+    let dpr = pixel_ratio.clamp(1.0, 4.0);
+    let (css_w, css_h) = (
+        f64::from(canvas.client_width().max(1)),
+        f64::from(canvas.client_height().max(1)),
+    );
+    canvas.set_width((css_w * dpr).round() as u32);
+    canvas.set_height((css_h * dpr).round() as u32);
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
+    let root = backend.into_drawing_area();
+    root.fill(&background).map_err(err)?;
+    Ok(Surface { root, dpr, css_w })
 }
 
 /// Splits the points into drawable runs (a log axis breaks the line at values ≤ 0).
@@ -109,20 +140,10 @@ pub fn draw_series(
     data: &ChartData,
     opts: &ChartOptions,
 ) -> DrawResult<DrawInfo> {
-    let dpr = opts.pixel_ratio.clamp(1.0, 4.0);
-    let (css_w, css_h) = (
-        canvas.client_width().max(1) as f64,
-        canvas.client_height().max(1) as f64,
-    );
-    canvas.set_width((css_w * dpr).round() as u32);
-    canvas.set_height((css_h * dpr).round() as u32);
-    let px = |v: f64| (v * dpr).round() as i32;
     let pal = opts.palette;
     let log = opts.log_y;
-
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.background).map_err(err)?;
+    let Surface { root, dpr, .. } = surface(canvas, pal.background, opts.pixel_ratio)?;
+    let px = |v: f64| (v * dpr).round() as i32;
     let (x0, x1) = scale::x_range(data.x_range, opts.x_axis);
     let y = scale::y_range(&data.points, log);
     let x_ticks = scale::x_ticks(opts.x_axis, x0, x1, 6);

@@ -3,11 +3,10 @@
 
 use api_types as json;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use super::axis::TickedAxis;
-use super::draw::{DrawError, Palette};
+use super::draw::{err, surface, DrawError, Palette, Surface};
 use super::scale;
 
 /// One line: points `(ms since the epoch, value)`, oldest first.
@@ -28,10 +27,6 @@ pub struct LinesChart {
     pub x_range: (f64, f64),
     /// The top of the y axis (the bottom is 0).
     pub y_max: f64,
-}
-
-fn err<E: std::fmt::Debug>(e: E) -> DrawError {
-    DrawError::Plotters(format!("{e:?}"))
 }
 
 /// Splits `points` into runs wherever two neighbours are more than `max_gap` apart, so
@@ -67,17 +62,8 @@ pub fn draw_lines(
     colors: &[RGBColor],
     pixel_ratio: f64,
 ) -> Result<usize, DrawError> {
-    let dpr = pixel_ratio.clamp(1.0, 4.0);
-    let (css_w, css_h) = (
-        f64::from(canvas.client_width().max(1)),
-        f64::from(canvas.client_height().max(1)),
-    );
-    canvas.set_width((css_w * dpr).round() as u32);
-    canvas.set_height((css_h * dpr).round() as u32);
+    let Surface { root, dpr, css_w } = surface(canvas, pal.background, pixel_ratio)?;
     let px = |v: f64| (v * dpr).round() as u32;
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = chart.x_range;
     let x1 = if x1 > x0 { x1 } else { x0 + 1_000.0 };
     let y_max = chart.y_max.max(1.0);

@@ -9,6 +9,7 @@
 
 pub mod axis;
 pub mod bars;
+pub(crate) mod canvas_state;
 pub mod data;
 pub mod draw;
 pub mod group;

@@ -4,11 +4,10 @@
 
 use api_types as json;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use super::axis::TickedAxis;
-use super::draw::{DrawError, DrawInfo, Palette};
+use super::draw::{err, surface, DrawError, DrawInfo, Palette, Surface};
 use super::scale;
 use super::ChartPoint;
 
@@ -64,10 +63,6 @@ impl MultiChart {
     }
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> DrawError {
-    DrawError::Plotters(format!("{e:?}"))
-}
-
 /// Splits a line into drawable runs (a log axis breaks it at values ≤ 0).
 pub fn segments(points: &[(f64, f64)], log: bool) -> Vec<Vec<(f64, f64)>> {
     let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
@@ -111,18 +106,9 @@ pub fn draw_multi(
     pal: &Palette,
     pixel_ratio: f64,
 ) -> Result<DrawInfo, DrawError> {
-    let dpr = pixel_ratio.clamp(1.0, 4.0);
-    let (css_w, css_h) = (
-        f64::from(canvas.client_width().max(1)),
-        f64::from(canvas.client_height().max(1)),
-    );
-    canvas.set_width((css_w * dpr).round() as u32);
-    canvas.set_height((css_h * dpr).round() as u32);
+    let Surface { root, dpr, css_w } = surface(canvas, pal.background, pixel_ratio)?;
     let px = |v: f64| (v * dpr).round() as i32;
     let log = chart.log_y;
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.background).map_err(err)?;
     let (x0, x1) = scale::x_range(chart.x_range, chart.x_axis);
     let y = chart.y_range((x0, x1));
     // A label needs about 90 CSS pixels.

@@ -6,15 +6,9 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use super::series::Loaded;
+use crate::charts::canvas_state::{record, set_status};
 use crate::charts::{self, ChartOptions, DrawInfo};
 use crate::theme::use_theme;
-
-fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
-    for (k, v) in attrs {
-        // Setting a data attribute cannot fail on a live element.
-        let _ = canvas.set_attribute(k, v);
-    }
-}
 
 /// Draws `loaded` and records `data-status` (`loading`, `error`, `empty`, `drawn`) and,
 /// once drawn, `data-points`, `data-y-min`, `data-y-max` and `data-line-color`.
@@ -23,14 +17,13 @@ fn draw(
     loaded: &Loaded,
     opts: ChartOptions,
 ) -> Option<DrawInfo> {
-    let status = |s: &str| set_attrs(canvas, &[("data-status", s.to_owned())]);
     let d = match loaded {
         None => {
-            status("loading");
+            set_status(canvas, "loading");
             return None;
         }
         Some(Err(_)) => {
-            status("error");
+            set_status(canvas, "error");
             return None;
         }
         Some(Ok(d)) => d,
@@ -39,30 +32,16 @@ fn draw(
         x_axis: d.x_axis,
         ..opts
     };
-    match charts::draw_series(canvas, d, &opts) {
-        Ok(info) => {
-            let empty = d.points.is_empty() && d.markers.is_empty();
-            set_attrs(
-                canvas,
-                &[
-                    ("data-points", info.drawn.to_string()),
-                    ("data-y-min", info.y.data_lo.to_string()),
-                    ("data-y-max", info.y.data_hi.to_string()),
-                    ("data-line-color", info.line_color.clone()),
-                    (
-                        "data-status",
-                        if empty { "empty" } else { "drawn" }.to_owned(),
-                    ),
-                ],
-            );
-            Some(info)
-        }
-        Err(e) => {
-            leptos::logging::warn!("{e}");
-            status("error");
-            None
-        }
-    }
+    let empty = d.points.is_empty() && d.markers.is_empty();
+    record(canvas, charts::draw_series(canvas, d, &opts), |info| {
+        let facts = vec![
+            ("data-points", info.drawn.to_string()),
+            ("data-y-min", info.y.data_lo.to_string()),
+            ("data-y-max", info.y.data_hi.to_string()),
+            ("data-line-color", info.line_color.clone()),
+        ];
+        (empty, facts)
+    })
 }
 
 /// Redraws the canvas when anything it shows changes; returns where the last drawing put

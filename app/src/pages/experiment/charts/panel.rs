@@ -16,6 +16,7 @@ use super::visibility::use_visible;
 use super::ViewCtx;
 use crate::api::{self, ApiError};
 use crate::charts::bars::{bar_at, draw_bars};
+use crate::charts::canvas_state::{record, set_status};
 use crate::charts::multi::draw_multi;
 use crate::charts::nearest::{pixel_to_x, x_to_pixel};
 use crate::charts::DrawInfo;
@@ -38,13 +39,6 @@ struct FetchKey {
 /// The panel's series: `None` until the first answer.
 pub(crate) type Loaded = Option<Result<Vec<RunSeries>, ApiError>>;
 
-fn set_attrs(canvas: &web_sys::HtmlCanvasElement, attrs: &[(&str, String)]) {
-    for (k, v) in attrs {
-        // Setting a data attribute cannot fail on a live element.
-        let _ = canvas.set_attribute(k, v);
-    }
-}
-
 /// Draws the panel and records `data-status` (`loading`, `error`, `empty`, `drawn`),
 /// `data-kind` (`lines` or `bars`), `data-lines` (lines or bars), `data-points`,
 /// `data-colors` (their colours) and `data-x-min`/`-max` for the tests.
@@ -54,13 +48,15 @@ pub(crate) fn paint(
     pc: Option<&PanelChart>,
     pal: &crate::charts::Palette,
 ) -> Option<DrawInfo> {
-    let status = |s: &str| set_attrs(canvas, &[("data-status", s.to_owned())]);
     let (Some(Ok(_)), Some(pc)) = (loaded, pc) else {
-        status(match loaded {
-            None => "loading",
-            Some(Err(_)) => "error",
-            Some(Ok(_)) => "empty",
-        });
+        set_status(
+            canvas,
+            match loaded {
+                None => "loading",
+                Some(Err(_)) => "error",
+                Some(Ok(_)) => "empty",
+            },
+        );
         return None;
     };
     let dpr = window().device_pixel_ratio();
@@ -76,33 +72,18 @@ pub(crate) fn paint(
             pc.chart.lines.iter().map(|l| l.color).collect(),
         ),
     };
-    match drawn {
-        Ok(info) => {
-            let colors: Vec<String> = colors.into_iter().map(crate::charts::draw::hex).collect();
-            let empty = colors.is_empty();
-            set_attrs(
-                canvas,
-                &[
-                    ("data-kind", kind.to_owned()),
-                    ("data-lines", colors.len().to_string()),
-                    ("data-points", info.drawn.to_string()),
-                    ("data-colors", colors.join(",")),
-                    ("data-x-min", info.x_range.0.to_string()),
-                    ("data-x-max", info.x_range.1.to_string()),
-                    (
-                        "data-status",
-                        if empty { "empty" } else { "drawn" }.to_owned(),
-                    ),
-                ],
-            );
-            Some(info)
-        }
-        Err(e) => {
-            leptos::logging::warn!("{e}");
-            status("error");
-            None
-        }
-    }
+    record(canvas, drawn, |info| {
+        let colors: Vec<String> = colors.into_iter().map(crate::charts::draw::hex).collect();
+        let facts = vec![
+            ("data-kind", kind.to_owned()),
+            ("data-lines", colors.len().to_string()),
+            ("data-points", info.drawn.to_string()),
+            ("data-colors", colors.join(",")),
+            ("data-x-min", info.x_range.0.to_string()),
+            ("data-x-max", info.x_range.1.to_string()),
+        ];
+        (colors.is_empty(), facts)
+    })
 }
 
 /// One metric's panel.
