@@ -11,6 +11,7 @@
 
 mod diff;
 mod draw;
+mod brush;
 mod layout;
 mod model;
 mod plots;
