@@ -135,7 +135,10 @@ impl Brush {
     /// Whether axis unit `u` lies in the brush (ends included, with a little slack for
     /// the rounding of the URL's numbers).
     pub fn holds(&self, u: f64) -> bool {
-        let slack = (self.hi - self.lo).abs().max(self.lo.abs().max(self.hi.abs())) * 1e-9;
+        let slack = (self.hi - self.lo)
+            .abs()
+            .max(self.lo.abs().max(self.hi.abs()))
+            * 1e-9;
         u >= self.lo - slack && u <= self.hi + slack
     }
 }
@@ -228,7 +231,10 @@ mod tests {
 
     #[test]
     fn runs_match_every_shown_brush() {
-        let axes = vec![ColumnRef::Param("opt".into()), ColumnRef::Metric("loss".into())];
+        let axes = vec![
+            ColumnRef::Param("opt".into()),
+            ColumnRef::Metric("loss".into()),
+        ];
         let scales = vec![
             Scale::Categorical(vec!["adam".into(), "sgd".into()]),
             Scale::Numeric { lo: 0.0, hi: 1.0 },

@@ -9,9 +9,9 @@
 //! differ and the first metric); `sx=`, `sy=` the scatter's columns (`params.<key>` or
 //! `metrics.<key>`).
 
+mod brush;
 mod diff;
 mod draw;
-mod brush;
 mod layout;
 mod model;
 mod plots;

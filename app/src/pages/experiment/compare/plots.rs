@@ -181,19 +181,17 @@ pub fn ParallelPanel(
         let matched = matches.get();
         data.with(|d| {
             axes.with(|(columns, scales)| {
-                let colors: Vec<RGBColor> = match colour
-                    .as_ref()
-                    .and_then(|c| cs.iter().position(|x| x == c))
-                {
-                    Some(i) => brush::colour_by(&scales[i], &columns[i])
-                        .into_iter()
-                        .map(|c| {
-                            let (r, g, b) = c.unwrap_or(NO_VALUE_GREY);
-                            RGBColor(r, g, b)
-                        })
-                        .collect(),
-                    None => d.runs.iter().map(|r| rgb(&r.color)).collect(),
-                };
+                let colors: Vec<RGBColor> =
+                    match colour.as_ref().and_then(|c| cs.iter().position(|x| x == c)) {
+                        Some(i) => brush::colour_by(&scales[i], &columns[i])
+                            .into_iter()
+                            .map(|c| {
+                                let (r, g, b) = c.unwrap_or(NO_VALUE_GREY);
+                                RGBColor(r, g, b)
+                            })
+                            .collect(),
+                        None => d.runs.iter().map(|r| rgb(&r.color)).collect(),
+                    };
                 let dimmed: Vec<bool> = matched.iter().map(|m| !m).collect();
                 let bands: Vec<Option<(f64, f64)>> = brushes.with(|bs| {
                     cs.iter()
@@ -249,7 +247,9 @@ pub fn ParallelPanel(
         qs.update(|q| q.set_all("brush", &vals));
     };
     let on_down = move |ev: web_sys::PointerEvent| {
-        let Some(p) = drawn.get_untracked() else { return };
+        let Some(p) = drawn.get_untracked() else {
+            return;
+        };
         let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
         let Some(axis) = brush::axis_at(&p.axis_x, x, BRUSH_REACH) else {
             return;
@@ -259,7 +259,11 @@ pub fn ParallelPanel(
             let _ = el.set_pointer_capture(ev.pointer_id());
         }
         let t = brush::fraction_at_y(&p.area, y);
-        drag.set(Some(Drag { axis, from: t, to: t }));
+        drag.set(Some(Drag {
+            axis,
+            from: t,
+            to: t,
+        }));
     };
     let on_move = move |ev: web_sys::PointerEvent| {
         let (Some(g), Some(p)) = (drag.get_untracked(), drawn.get_untracked()) else {
