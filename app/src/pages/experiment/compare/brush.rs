@@ -248,7 +248,7 @@ mod tests {
         let loss = Brush::new(ColumnRef::Metric("loss".into()), 0.0, 0.25);
         assert_eq!(m(std::slice::from_ref(&loss)), [true, false, false]);
         let opt = Brush::new(ColumnRef::Param("opt".into()), 0.5, 1.0);
-        assert_eq!(m(&[opt.clone()]), [false, true, false]);
+        assert_eq!(m(std::slice::from_ref(&opt)), [false, true, false]);
         assert_eq!(m(&[opt, loss]), [false, false, false]);
         // A brush on an axis not shown is ignored.
         let other = Brush::new(ColumnRef::Metric("acc".into()), 5.0, 6.0);
