@@ -187,9 +187,10 @@ test('parallel coordinates: dragging on an axis brushes it, in the URL, and a cl
   await expect(count).toHaveText('3 of 3 runs');
   await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toBe(null);
   const mx = box.x + axisX[1];
-  await page.mouse.move(mx, box.y + top + 1);
+  // The whole axis (past both ends, clamped): every run stays in.
+  await page.mouse.move(mx, box.y + top - 4);
   await page.mouse.down();
-  await page.mouse.move(mx, box.y + bottom - 1, { steps: 6 });
+  await page.mouse.move(mx, box.y + bottom + 4, { steps: 6 });
   await page.mouse.up();
   await expect(count).toHaveText('3 of 3 runs');
   await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toMatch(/^metrics\.accuracy:/);
