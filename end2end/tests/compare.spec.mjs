@@ -114,3 +114,87 @@ test('compare view asks for two runs when fewer are shown', async ({ page, seed 
   await expect(page.getByText('Select at least two runs to compare')).toBeVisible();
   await expect(page.getByTestId('parallel-coordinates')).toHaveCount(0);
 });
+
+// Viridis' ends: the lowest and highest value of the colour-by column.
+const VIRIDIS_LOW = [0x44, 0x01, 0x54];
+const VIRIDIS_HIGH = [0xfd, 0xe7, 0x25];
+
+async function openCompare(page, seed, extra = '') {
+  const share = seed.share;
+  const ids = Object.values(share.runs);
+  const colors = ids.map((id, i) => `color=${id}:${COLORS[i]}`).join('&');
+  await page.goto(`/experiments/${share.experiment_id}?view=compare&sel=${ids.join(',')}&${colors}${extra}`);
+  const pc = page.getByTestId('parallel-coordinates');
+  await expect(pc).toHaveAttribute('data-status', 'drawn');
+  await expect(pc).toHaveAttribute('data-lines', '3');
+  return pc;
+}
+
+test('parallel coordinates: colour by a metric uses a colour scale and keeps it in the URL', async ({ page, seed }) => {
+  const pc = await openCompare(page, seed);
+  const before = await canvasPixels(pc, [...COLORS.map(rgb), VIRIDIS_HIGH]);
+  expect(before.counts[0]).toBeGreaterThan(100);
+  expect(before.counts[3]).toBeLessThan(20);
+  await expect(page.getByLabel('Colour by')).toHaveValue('');
+  await expect(page.getByTestId('colour-legend')).toHaveCount(0);
+
+  await page.getByLabel('Colour by').selectOption('metrics.accuracy');
+  await expect.poll(() => new URL(page.url()).searchParams.get('pcc')).toBe('metrics.accuracy');
+  await expect(page.getByTestId('colour-legend')).toBeVisible();
+  await expect.poll(async () => (await canvasPixels(pc, [VIRIDIS_HIGH])).counts[0]).toBeGreaterThan(100);
+  const after = await canvasPixels(pc, [...COLORS.map(rgb), VIRIDIS_LOW, VIRIDIS_HIGH]);
+  for (let i = 0; i < COLORS.length; i++) {
+    expect(after.counts[i], `run colour ${COLORS[i]} gone`).toBeLessThan(20);
+  }
+  expect(after.counts[3], 'lowest value in viridis purple').toBeGreaterThan(100);
+
+  // A shared link opens coloured the same way; back to run colours drops the key.
+  await page.reload();
+  await expect(page.getByLabel('Colour by')).toHaveValue('metrics.accuracy');
+  await expect(page.getByTestId('colour-legend')).toBeVisible();
+  await page.getByLabel('Colour by').selectOption('');
+  await expect.poll(() => new URL(page.url()).searchParams.get('pcc')).toBe(null);
+  await expect.poll(async () => (await canvasPixels(pc, [rgb(COLORS[0])])).counts[0]).toBeGreaterThan(100);
+});
+
+test('parallel coordinates: dragging on an axis brushes it, in the URL, and a click clears it', async ({ page, seed }) => {
+  const pc = await openCompare(page, seed);
+  const count = page.getByTestId('brush-count');
+  await expect(count).toHaveText('3 of 3 runs');
+  const axisX = (await pc.getAttribute('data-axis-x')).split(',').map(Number);
+  const [top, bottom] = (await pc.getAttribute('data-plot-y')).split(',').map(Number);
+  const box = await pc.boundingBox();
+  // The first axis is lr (0.001 to 0.1): the top quarter holds only lr=0.1.
+  const x = box.x + axisX[0];
+  await page.mouse.move(x, box.y + top - 2);
+  await page.mouse.down();
+  await page.mouse.move(x, box.y + top + (bottom - top) * 0.15, { steps: 4 });
+  await page.mouse.move(x, box.y + top + (bottom - top) * 0.25, { steps: 4 });
+  await page.mouse.up();
+  await expect(count).toHaveText('1 of 3 runs');
+  await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toMatch(/^params\.lr:0\.07\d*:0\.1$/);
+  // Dimmed runs lose their colours: only lr=0.1 (the first) keeps its own.
+  await expect.poll(async () => (await canvasPixels(pc, [rgb(COLORS[1])])).counts[0]).toBeLessThan(20);
+  expect((await canvasPixels(pc, [rgb(COLORS[0])])).counts[0]).toBeGreaterThan(100);
+
+  // A reload keeps the brush.
+  await page.reload();
+  await expect(pc).toHaveAttribute('data-status', 'drawn');
+  await expect(count).toHaveText('1 of 3 runs');
+
+  // Clear restores every run; a brush on the metric then a click on its axis clears it too.
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await expect(count).toHaveText('3 of 3 runs');
+  await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toBe(null);
+  const mx = box.x + axisX[1];
+  // The whole axis (past both ends, clamped): every run stays in.
+  await page.mouse.move(mx, box.y + top - 4);
+  await page.mouse.down();
+  await page.mouse.move(mx, box.y + bottom + 4, { steps: 6 });
+  await page.mouse.up();
+  await expect(count).toHaveText('3 of 3 runs');
+  await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toMatch(/^metrics\.accuracy:/);
+  await page.mouse.click(mx, box.y + (top + bottom) / 2);
+  await expect.poll(() => new URL(page.url()).searchParams.get('brush')).toBe(null);
+  await expect(page.getByRole('button', { name: 'Clear' })).toHaveCount(0);
+});

@@ -128,21 +128,36 @@ pub struct ParallelChart<'a> {
     pub scales: Vec<Scale>,
     /// `columns[axis][run]`.
     pub columns: Vec<Vec<Option<Value>>>,
-    /// Each run's colour, `#rrggbb`.
-    pub colors: &'a [String],
+    /// Each run's colour.
+    pub colors: &'a [RGBColor],
+    /// Per run: whether it lies outside a brush (drawn faint grey, behind the others).
+    pub dimmed: &'a [bool],
+    /// Per axis: the brushed range as fractions (low, high), if any.
+    pub bands: &'a [Option<(f64, f64)>],
+}
+
+/// Where the parallel-coordinates chart put its axes, CSS pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParallelDrawn {
+    /// Runs with something drawn.
+    pub lines: usize,
+    /// Pixel x of each axis.
+    pub axis_x: Vec<f64>,
+    /// The plot area.
+    pub area: Area,
 }
 
 /// Margins of the parallel-coordinates chart: room for tick labels left of the first axis
 /// and for titles above the axes.
 const PC_MARGINS: (f64, f64, f64, f64) = (78.0, 30.0, 78.0, 14.0);
 
-/// Draws parallel coordinates; returns the number of runs with something drawn.
+/// Draws parallel coordinates; returns what it drew and where.
 pub fn draw_parallel(
     canvas: &HtmlCanvasElement,
     chart: &ParallelChart,
     pal: &Palette,
     dpr: f64,
-) -> Result<usize, DrawError> {
+) -> Result<ParallelDrawn, DrawError> {
     let dpr = dpr.clamp(1.0, 4.0);
     let (root, w, h) = prepare(canvas, pal, dpr)?;
     let pen = Pen { root: &root, dpr };
@@ -163,16 +178,40 @@ pub fn draw_parallel(
         )?;
     }
     let mut drawn = 0;
-    for (pieces, color) in p.lines.iter().zip(chart.colors) {
-        let c = rgb(color);
-        for piece in pieces {
-            if piece.len() == 1 {
-                pen.dot(piece[0], 3.0, c, c)?;
-            } else {
-                pen.line(piece, c, 2.0)?;
+    // Dimmed runs first (behind), faint; then the others in their colours.
+    let faint = pal.axis;
+    for dim_pass in [true, false] {
+        for (r, (pieces, color)) in p.lines.iter().zip(chart.colors).enumerate() {
+            if chart.dimmed.get(r).copied().unwrap_or(false) != dim_pass {
+                continue;
             }
+            let c = if dim_pass { faint } else { *color };
+            for piece in pieces {
+                if piece.len() == 1 {
+                    pen.dot(piece[0], 3.0, c, c)?;
+                } else {
+                    pen.line(piece, c, if dim_pass { 1.0 } else { 2.0 })?;
+                }
+            }
+            drawn += usize::from(!pieces.is_empty());
         }
-        drawn += usize::from(!pieces.is_empty());
+    }
+    // Brushed ranges: a translucent band on the axis.
+    for (x, band) in p.axis_x.iter().zip(chart.bands) {
+        if let Some((lo, hi)) = band {
+            let style = pal.line.mix(0.25).filled();
+            let (a, b) = (
+                pen.at((*x - 7.0, area.y(*hi) - 1.0)),
+                pen.at((*x + 7.0, area.y(*lo) + 1.0)),
+            );
+            root.draw(&Rectangle::new([a, b], style)).map_err(err)?;
+            let edge = ShapeStyle {
+                color: pal.line.mix(0.8),
+                filled: false,
+                stroke_width: dpr.round().max(1.0) as u32,
+            };
+            root.draw(&Rectangle::new([a, b], edge)).map_err(err)?;
+        }
     }
     // Tick labels over the lines, on a backing so they stay readable: left of each axis,
     // right of the last one.
@@ -197,7 +236,11 @@ pub fn draw_parallel(
         }
     }
     root.present().map_err(err)?;
-    Ok(drawn)
+    Ok(ParallelDrawn {
+        lines: drawn,
+        axis_x: p.axis_x,
+        area,
+    })
 }
 
 /// What a scatter chart shows.

@@ -6,9 +6,12 @@
 //!
 //! URL keys (besides the workspace's): `diff=1` only differing rows; `pcp=<param>`
 //! (repeatable) and `pcm=<metric>` the parallel-coordinates axes (default: the params that
-//! differ and the first metric); `sx=`, `sy=` the scatter's columns (`params.<key>` or
+//! differ and the first metric); `pcc=<column>` colours its lines by a column's value
+//! (default: each run's colour); `brush=<column>:<lo>:<hi>` (repeatable) a value range
+//! brushed on an axis ([`brush`]); `sx=`, `sy=` the scatter's columns (`params.<key>` or
 //! `metrics.<key>`).
 
+mod brush;
 mod diff;
 mod draw;
 mod layout;

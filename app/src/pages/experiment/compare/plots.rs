@@ -7,7 +7,10 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
 
-use super::draw::{draw_parallel, draw_scatter, ParallelChart, ScatterChart};
+use plotters::style::RGBColor;
+
+use super::brush::{self, Brush};
+use super::draw::{draw_parallel, draw_scatter, rgb, ParallelChart, ParallelDrawn, ScatterChart};
 use super::layout::{self, Point, Scale};
 use super::model::{ColumnRef, Compared};
 use crate::hooks::QueryState;
@@ -83,7 +86,23 @@ pub fn scatter_axes(
     Some((x, y))
 }
 
-/// Parallel coordinates with their axis choices.
+/// Grey of a run without a value of the colour-by column.
+const NO_VALUE_GREY: (u8, u8, u8) = (150, 150, 150);
+
+/// Pixels either side of an axis where a drag brushes it.
+const BRUSH_REACH: f64 = 14.0;
+
+/// A drag in progress on an axis: the axis index and the fractions where it started and
+/// is now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Drag {
+    axis: usize,
+    from: f64,
+    to: f64,
+}
+
+/// Parallel coordinates with their axis choices, colour-by (`pcc=<column>`) and brushes
+/// (`brush=<column>:<lo>:<hi>`, repeatable).
 #[component]
 pub fn ParallelPanel(
     /// The compared runs.
@@ -93,42 +112,185 @@ pub fn ParallelPanel(
 ) -> impl IntoView {
     let params = Memo::new(move |_| data.with(|d| param_axes(d, &qs.get_all("pcp"))));
     let metric = Memo::new(move |_| data.with(|d| metric_axis(d, qs.get("pcm"))));
+    let cols = Memo::new(move |_| {
+        let mut cols: Vec<ColumnRef> = params.get().into_iter().map(ColumnRef::Param).collect();
+        cols.extend(metric.get().map(ColumnRef::Metric));
+        cols
+    });
+    let colour_col = Memo::new(move |_| {
+        qs.get("pcc")
+            .and_then(|s| ColumnRef::parse(&s))
+            .filter(|c| cols.with(|cs| cs.contains(c)))
+    });
+    let brushes = Memo::new(move |_| {
+        qs.get_all("brush")
+            .iter()
+            .filter_map(|s| Brush::parse(s))
+            .collect::<Vec<_>>()
+    });
+    // Scales and values of the shown axes.
+    let axes = Memo::new(move |_| {
+        data.with(|d| {
+            let columns: Vec<_> = cols.with(|cs| cs.iter().map(|c| d.values(c)).collect());
+            let scales: Vec<Scale> = columns.iter().map(|v| Scale::of(v)).collect();
+            (columns, scales)
+        })
+    });
+    let matches = Memo::new(move |_| {
+        let runs = data.with(|d| d.runs.len());
+        axes.with(|(columns, scales)| {
+            cols.with(|cs| brushes.with(|b| brush::matching(b, cs, scales, columns, runs)))
+        })
+    });
+    let colour_range = Memo::new(move |_| {
+        let c = colour_col.get()?;
+        let i = cols.with(|cs| cs.iter().position(|x| *x == c))?;
+        axes.with(|(_, scales)| {
+            let s = scales.get(i)?;
+            let ticks = s.ticks(2);
+            let lo = ticks.first()?.1.clone();
+            let hi = match s {
+                Scale::Numeric { hi, .. } => crate::format::axis(*hi),
+                Scale::Categorical(c) => c.last()?.clone(),
+            };
+            let lo = match s {
+                Scale::Numeric { lo, .. } => crate::format::axis(*lo),
+                Scale::Categorical(_) => lo,
+            };
+            Some((lo, hi))
+        })
+    });
     let canvas = NodeRef::<Canvas>::new();
     let UseElementSizeReturn { width, .. } = use_element_size(canvas);
     let theme = use_theme();
+    let drawn = RwSignal::new(None::<ParallelDrawn>);
+    let drag = RwSignal::new(None::<Drag>);
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
         if width.get() < 1.0 {
             return;
         }
         let pal = theme.get().palette();
-        let mut cols: Vec<ColumnRef> = params.get().into_iter().map(ColumnRef::Param).collect();
-        cols.extend(metric.get().map(ColumnRef::Metric));
+        let cs = cols.get();
+        if cs.is_empty() {
+            set_attr(&el, "data-status", "empty");
+            return;
+        }
+        let dragging = drag.get();
+        let colour = colour_col.get();
+        let matched = matches.get();
         data.with(|d| {
-            if cols.is_empty() {
-                set_attr(&el, "data-status", "empty");
-                return;
-            }
-            let columns: Vec<_> = cols.iter().map(|c| d.values(c)).collect();
-            let chart = ParallelChart {
-                titles: cols.iter().map(|c| c.key().to_owned()).collect(),
-                scales: columns.iter().map(|v| Scale::of(v)).collect(),
-                columns,
-                colors: &d.runs.iter().map(|r| r.color.clone()).collect::<Vec<_>>(),
-            };
-            match draw_parallel(&el, &chart, &pal, window().device_pixel_ratio()) {
-                Ok(n) => {
-                    set_attr(&el, "data-lines", &n.to_string());
-                    set_attr(&el, "data-axes", &cols.len().to_string());
-                    set_attr(&el, "data-status", "drawn");
+            axes.with(|(columns, scales)| {
+                let colors: Vec<RGBColor> =
+                    match colour.as_ref().and_then(|c| cs.iter().position(|x| x == c)) {
+                        Some(i) => brush::colour_by(&scales[i], &columns[i])
+                            .into_iter()
+                            .map(|c| {
+                                let (r, g, b) = c.unwrap_or(NO_VALUE_GREY);
+                                RGBColor(r, g, b)
+                            })
+                            .collect(),
+                        None => d.runs.iter().map(|r| rgb(&r.color)).collect(),
+                    };
+                let dimmed: Vec<bool> = matched.iter().map(|m| !m).collect();
+                let bands: Vec<Option<(f64, f64)>> = brushes.with(|bs| {
+                    cs.iter()
+                        .enumerate()
+                        .map(|(a, c)| {
+                            if let Some(g) = dragging.filter(|g| g.axis == a) {
+                                return Some((g.from.min(g.to), g.from.max(g.to)));
+                            }
+                            let b = bs.iter().find(|b| b.column == *c)?;
+                            let s = &scales[a];
+                            let f = |u: f64| s.fraction_of_unit(u).clamp(0.0, 1.0);
+                            Some((f(b.lo), f(b.hi)))
+                        })
+                        .collect()
+                });
+                let chart = ParallelChart {
+                    titles: cs.iter().map(|c| c.key().to_owned()).collect(),
+                    scales: scales.clone(),
+                    columns: columns.clone(),
+                    colors: &colors,
+                    dimmed: &dimmed,
+                    bands: &bands,
+                };
+                match draw_parallel(&el, &chart, &pal, window().device_pixel_ratio()) {
+                    Ok(p) => {
+                        set_attr(&el, "data-lines", &p.lines.to_string());
+                        set_attr(&el, "data-axes", &cs.len().to_string());
+                        let xs: Vec<String> = p.axis_x.iter().map(|x| format!("{x:.1}")).collect();
+                        set_attr(&el, "data-axis-x", &xs.join(","));
+                        set_attr(
+                            &el,
+                            "data-plot-y",
+                            &format!("{:.1},{:.1}", p.area.top, p.area.top + p.area.height),
+                        );
+                        set_attr(&el, "data-status", "drawn");
+                        drawn.set(Some(p));
+                    }
+                    Err(e) => {
+                        leptos::logging::warn!("{e}");
+                        set_attr(&el, "data-status", "error");
+                    }
                 }
-                Err(e) => {
-                    leptos::logging::warn!("{e}");
-                    set_attr(&el, "data-status", "error");
-                }
-            }
+            })
         });
     });
+    let set_brush = move |column: ColumnRef, range: Option<(f64, f64)>| {
+        let mut next: Vec<Brush> = brushes.get_untracked();
+        next.retain(|b| b.column != column);
+        if let Some((a, b)) = range {
+            next.push(Brush::new(column, a, b));
+        }
+        let vals: Vec<String> = next.iter().map(Brush::query_value).collect();
+        qs.update(|q| q.set_all("brush", &vals));
+    };
+    let on_down = move |ev: web_sys::PointerEvent| {
+        let Some(p) = drawn.get_untracked() else {
+            return;
+        };
+        let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let Some(axis) = brush::axis_at(&p.axis_x, x, BRUSH_REACH) else {
+            return;
+        };
+        ev.prevent_default();
+        if let Some(el) = canvas.get_untracked() {
+            let _ = el.set_pointer_capture(ev.pointer_id());
+        }
+        let t = brush::fraction_at_y(&p.area, y);
+        drag.set(Some(Drag {
+            axis,
+            from: t,
+            to: t,
+        }));
+    };
+    let on_move = move |ev: web_sys::PointerEvent| {
+        let (Some(g), Some(p)) = (drag.get_untracked(), drawn.get_untracked()) else {
+            return;
+        };
+        let t = brush::fraction_at_y(&p.area, f64::from(ev.offset_y()));
+        drag.set(Some(Drag { to: t, ..g }));
+    };
+    let on_up = move |_ev: web_sys::PointerEvent| {
+        let (Some(g), Some(p)) = (drag.get_untracked(), drawn.get_untracked()) else {
+            return;
+        };
+        drag.set(None);
+        let Some(column) = cols.with_untracked(|cs| cs.get(g.axis).cloned()) else {
+            return;
+        };
+        // A click without a drag (under 3 px) clears the axis' brush.
+        if (g.to - g.from).abs() * p.area.height < 3.0 {
+            set_brush(column, None);
+            return;
+        }
+        let range = axes.with_untracked(|(_, scales)| {
+            let s = scales.get(g.axis)?;
+            Some((s.unit_at(g.from), s.unit_at(g.to)))
+        });
+        set_brush(column, range);
+    };
     let all_params = Memo::new(move |_| {
         data.with(|d| d.params.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>())
     });
@@ -152,6 +314,24 @@ pub fn ParallelPanel(
                 })
                 .collect_view()
         })
+    };
+    let colour_options = move || {
+        let current = colour_col.get();
+        let run = view! { <option value="" selected=current.is_none()>"Run colour"</option> };
+        let cols = cols.get().into_iter().map(|c| {
+            let v = c.query_value();
+            let sel = current.as_ref() == Some(&c);
+            view! { <option value=v.clone() selected=sel>{c.key().to_owned()}</option> }
+        });
+        (run, cols.collect_view())
+    };
+    let shown_brushes = move || {
+        cols.with(|cs| brushes.with(|b| b.iter().filter(|b| cs.contains(&b.column)).count()))
+    };
+    let count = move || {
+        let m = matches.with(|m| m.iter().filter(|x| **x).count());
+        let total = matches.with(Vec::len);
+        format!("{m} of {total} runs")
     };
     view! {
         <section class="card compare-plot">
@@ -183,9 +363,36 @@ pub fn ParallelPanel(
                         {metric_options}
                     </select>
                 </label>
+                <label class="inline-select">
+                    <span class="muted small">"Colour by"</span>
+                    <select class="select" aria-label="Colour by"
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            qs.set("pcc", (!v.is_empty()).then_some(v));
+                        }>
+                        {colour_options}
+                    </select>
+                </label>
             </div>
-            <canvas node_ref=canvas class="compare-canvas" data-testid="parallel-coordinates"
-                role="img" aria-label="Parallel coordinates of the compared runs"></canvas>
+            <div class="pc-status">
+                <span class="muted small" data-testid="brush-count">{count}</span>
+                <Show when=move || { shown_brushes() != 0 }>
+                    <button type="button" class="button button-small"
+                        on:click=move |_| qs.update(|q| q.set_all("brush", &[]))>"Clear"</button>
+                </Show>
+                <span class="muted small pc-hint">"Drag on an axis to filter; click it to clear"</span>
+                {move || colour_range.get().map(|(lo, hi)| view! {
+                    <span class="colour-legend" data-testid="colour-legend">
+                        <span class="small">{lo}</span>
+                        <span class="colour-ramp" style=format!("background:{}", brush::gradient_css())></span>
+                        <span class="small">{hi}</span>
+                    </span>
+                })}
+            </div>
+            <canvas node_ref=canvas class="compare-canvas pc-canvas" data-testid="parallel-coordinates"
+                role="img" aria-label="Parallel coordinates of the compared runs"
+                on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up
+                on:pointercancel=move |_| drag.set(None)></canvas>
         </section>
     }
 }
