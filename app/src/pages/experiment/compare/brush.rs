@@ -6,6 +6,7 @@
 
 use super::layout::{Area, Scale};
 use super::model::{ColumnRef, Value};
+use crate::theme::Theme;
 
 /// Viridis sampled at nine even stops (perceptually uniform, readable on light and dark).
 const VIRIDIS: [(u8, u8, u8); 9] = [
@@ -31,23 +32,47 @@ pub fn viridis(t: f64) -> (u8, u8, u8) {
     (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// Where the colour map starts on `theme`: the whole of viridis on the light theme; on the
+/// dark one its darkest fifth and more is left out, so the low end keeps a contrast of about
+/// 2.5:1 with the dark background (the run colours' floor there) instead of 1.2:1.
+pub fn ramp_start(theme: Theme) -> f64 {
+    match theme {
+        Theme::Light => 0.0,
+        Theme::Dark => 0.3,
+    }
+}
+
+/// The map's colour at `t` (0 low to 1 high) as `theme` shows it.
+pub fn ramp(theme: Theme, t: f64) -> (u8, u8, u8) {
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    let start = ramp_start(theme);
+    viridis(start + t * (1.0 - start))
+}
+
 /// `#rrggbb` of a colour.
 pub fn hex((r, g, b): (u8, u8, u8)) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// A CSS `linear-gradient` from the map's low end (left) to its high end.
-pub fn gradient_css() -> String {
-    let stops: Vec<String> = VIRIDIS.iter().map(|c| hex(*c)).collect();
+/// A CSS `linear-gradient` of the map as `theme` shows it, low end (left) to high end.
+pub fn gradient_css(theme: Theme) -> String {
+    let last = (VIRIDIS.len() - 1) as f64;
+    let stops: Vec<String> = (0..VIRIDIS.len())
+        .map(|i| hex(ramp(theme, i as f64 / last)))
+        .collect();
     format!("linear-gradient(to right, {})", stops.join(", "))
 }
 
-/// Each run's colour by its value on `scale` (`None` where the run lacks a value the scale
-/// can place).
-pub fn colour_by(scale: &Scale, values: &[Option<Value>]) -> Vec<Option<(u8, u8, u8)>> {
+/// Each run's colour by its value on `scale`, as `theme` shows the map (`None` where the
+/// run lacks a value the scale can place).
+pub fn colour_by(
+    scale: &Scale,
+    values: &[Option<Value>],
+    theme: Theme,
+) -> Vec<Option<(u8, u8, u8)>> {
     values
         .iter()
-        .map(|v| scale.fraction(v.as_ref()?).map(viridis))
+        .map(|v| scale.fraction(v.as_ref()?).map(|t| ramp(theme, t)))
         .collect()
 }
 
@@ -190,14 +215,51 @@ mod tests {
         assert_eq!(viridis(-3.0), viridis(0.0));
         assert_eq!(viridis(f64::NAN), viridis(0.0));
         assert_eq!(hex(viridis(1.0)), "#fde725");
-        assert!(gradient_css().starts_with("linear-gradient(to right, #440154"));
+        assert!(gradient_css(Theme::Light).starts_with("linear-gradient(to right, #440154"));
+        assert!(gradient_css(Theme::Dark).ends_with("#fde725)"));
+    }
+
+    /// WCAG contrast ratio of two colours.
+    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let lum = |(r, g, b): (u8, u8, u8)| {
+            let ch = |c: u8| {
+                let c = f64::from(c) / 255.0;
+                if c <= 0.03928 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b)
+        };
+        let (x, y) = (lum(a), lum(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    #[test]
+    fn every_colour_of_the_map_stands_out_from_the_theme_background() {
+        for theme in [Theme::Light, Theme::Dark] {
+            let bg = theme.palette().background;
+            let worst = (0..=100)
+                .map(|i| contrast(ramp(theme, f64::from(i) / 100.0), (bg.0, bg.1, bg.2)))
+                .fold(f64::INFINITY, f64::min);
+            // The light theme's weakest is viridis' yellow end on white (1.26:1).
+            assert!(worst >= 1.2, "{theme:?}: lowest contrast {worst:.2}");
+            if theme == Theme::Dark {
+                assert!(worst >= 2.4, "dark: lowest contrast {worst:.2}");
+            }
+        }
+        assert_eq!(ramp(Theme::Light, 0.0), viridis(0.0));
+        assert_eq!(ramp(Theme::Dark, 1.0), viridis(1.0));
     }
 
     #[test]
     fn colour_by_leaves_missing_values_out() {
         let s = Scale::Numeric { lo: 0.0, hi: 1.0 };
-        let c = colour_by(&s, &[n(0.0), None, n(1.0)]);
+        let c = colour_by(&s, &[n(0.0), None, n(1.0)], Theme::Light);
         assert_eq!(c, [Some(viridis(0.0)), None, Some(viridis(1.0))]);
+        let d = colour_by(&s, &[n(0.0)], Theme::Dark);
+        assert_eq!(d, [Some(viridis(ramp_start(Theme::Dark)))]);
     }
 
     #[test]

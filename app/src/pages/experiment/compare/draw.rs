@@ -221,9 +221,10 @@ pub fn draw_parallel(
         for (t, label) in scale.ticks(cats) {
             let y = area.y(t);
             let label = clip(&label, 11);
-            pen.line(&[(*x + 3.0 * side, y), (*x, y)], pal.axis, 1.0)?;
+            pen.line(&[(*x + 8.0 * side, y), (*x, y)], pal.axis, 1.0)?;
             let w = label.chars().count() as f64 * 6.2 + 4.0;
-            let x0 = *x + 5.0 * side;
+            // Clear of a brush band (7 px either side of the axis).
+            let x0 = *x + 9.0 * side;
             let x1 = x0 + w * side;
             pen.backing((x0.min(x1), y - 7.0), (x0.max(x1), y + 7.0), pal.background)?;
             let anchor = if side < 0.0 { HPos::Right } else { HPos::Left };

@@ -183,7 +183,7 @@ pub fn ParallelPanel(
             axes.with(|(columns, scales)| {
                 let colors: Vec<RGBColor> =
                     match colour.as_ref().and_then(|c| cs.iter().position(|x| x == c)) {
-                        Some(i) => brush::colour_by(&scales[i], &columns[i])
+                        Some(i) => brush::colour_by(&scales[i], &columns[i], theme.get())
                             .into_iter()
                             .map(|c| {
                                 let (r, g, b) = c.unwrap_or(NO_VALUE_GREY);
@@ -384,7 +384,7 @@ pub fn ParallelPanel(
                 {move || colour_range.get().map(|(lo, hi)| view! {
                     <span class="colour-legend" data-testid="colour-legend">
                         <span class="small">{lo}</span>
-                        <span class="colour-ramp" style=format!("background:{}", brush::gradient_css())></span>
+                        <span class="colour-ramp" style=move || format!("background:{}", brush::gradient_css(theme.get()))></span>
                         <span class="small">{hi}</span>
                     </span>
                 })}
