@@ -136,6 +136,7 @@ async function main() {
     { name: 'experiment-share', path: `/experiments/${seed.experiment_id}`, share: true },
     { name: 'experiment-filter', path: `/experiments/${seed.experiment_id}`, filter: 'metrics.' },
     { name: 'experiment-charts-bars', path: `/experiments/${seed.experiment_id}?view=charts&sel=${barRuns.join(',')}`, bars: true },
+    { name: 'experiment-compare', path: `/experiments/${seed.experiment_id}?view=compare&sel=${barRuns.join(',')}&pcc=params.lr&brush=params.lr:0.05:0.11`, compare: true },
     { name: 'run-metrics', path: `/runs/${seed.runs['spiky-run']}?tab=metrics`, chart: true },
     { name: 'run-overview', path: `/runs/${seed.runs['spiky-run']}` },
     { name: 'settings', path: '/settings' },
@@ -169,6 +170,9 @@ async function main() {
             await page.waitForFunction(() => document.querySelector('[data-testid="chart-test_accuracy"]')?.dataset.kind === 'bars', null, { timeout: 30_000 });
             await page.waitForFunction(() => [...document.querySelectorAll('.chart-canvas')].every((c) => c.dataset.status !== 'loading'), null, { timeout: 30_000 });
             await page.evaluate(() => window.scrollTo(0, 0));
+          }
+          if (p.compare) {
+            await page.waitForFunction(() => document.querySelector('[data-testid="parallel-coordinates"]')?.dataset.status === 'drawn', null, { timeout: 30_000 });
           }
           if (p.gpus) await gpuChartsDrawn(page);
           if (p.system) {

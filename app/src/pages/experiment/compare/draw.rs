@@ -9,11 +9,8 @@ use web_sys::HtmlCanvasElement;
 use super::super::workspace::is_hex_color;
 use super::layout::{self, Area, Point, Scale};
 use super::model::Value;
+use crate::charts::draw::{err, surface};
 use crate::charts::{DrawError, Palette};
-
-fn err<E: std::fmt::Debug>(e: E) -> DrawError {
-    DrawError::Plotters(format!("{e:?}"))
-}
 
 /// `#rrggbb` as a colour (grey if malformed).
 pub fn rgb(hex: &str) -> RGBColor {
@@ -41,23 +38,14 @@ pub fn clip(s: &str, max: usize) -> String {
 
 type Root = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
-/// Sizes the canvas to its CSS box times `dpr` and clears it; returns the drawing area and
-/// the CSS size.
+/// The charts' one canvas set-up ([`surface`]); returns the drawing area and the CSS size.
 fn prepare(
     canvas: &HtmlCanvasElement,
     pal: &Palette,
     dpr: f64,
 ) -> Result<(Root, f64, f64), DrawError> {
-    let (w, h) = (
-        f64::from(canvas.client_width().max(1)),
-        f64::from(canvas.client_height().max(1)),
-    );
-    canvas.set_width((w * dpr).round() as u32);
-    canvas.set_height((h * dpr).round() as u32);
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(DrawError::NoContext)?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.background).map_err(err)?;
-    Ok((root, w, h))
+    let s = surface(canvas, pal.background, dpr)?;
+    Ok((s.root, s.css_w, f64::from(canvas.client_height().max(1))))
 }
 
 /// A painter in CSS pixels over a device-pixel drawing area.
