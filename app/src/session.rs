@@ -1,6 +1,11 @@
 //! The signed-in user, as app-wide context: checked once at start (`GET /api/v1/session`),
 //! set by the sign-in page, cleared by sign-out or by any 401, which also sends the user to
 //! `/signin?next=<where they were>` so they come straight back after signing in.
+//!
+//! The check is made only when the page came with a credential (the server's signed-in
+//! hint cookie, [`api::signed_in_hint`]); without one nobody is signed in and no request is
+//! made. With one, pages start at once ([`SessionState::Resuming`]) and load their data
+//! while the check runs; if it fails, the first 401 sends the user to sign in.
 
 use api_types as json;
 use leptos::prelude::*;
@@ -14,8 +19,8 @@ use crate::routes::AppRoute;
 /// Where the session check stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionState {
-    /// The first check has not answered yet.
-    Checking,
+    /// The page came with a credential and the first check has not answered yet.
+    Resuming,
     /// Signed in as this user.
     SignedIn(json::Me),
     /// Nobody is signed in (or the session expired).
@@ -50,9 +55,16 @@ impl Session {
         self.state.set(SessionState::SignedIn(me));
     }
 
+    /// Whether pages may load: signed in, or resuming a session (tracked).
+    pub fn admits(&self) -> bool {
+        self.state
+            .with(|s| matches!(s, SessionState::SignedIn(_) | SessionState::Resuming))
+    }
+
     /// Records that nobody is signed in.
     pub fn signed_out(&self) {
         api::set_csrf_token(None);
+        api::clear_signed_in_hint();
         self.state.set(SessionState::SignedOut);
     }
 
@@ -87,8 +99,13 @@ pub fn sign_in_here() -> String {
 /// Creates the session context, starts the first check and routes every 401 to the
 /// sign-in page. Call once, inside the `<Router>`.
 pub fn provide_session() -> Session {
+    let resuming = api::signed_in_hint();
     let session = Session {
-        state: RwSignal::new(SessionState::Checking),
+        state: RwSignal::new(if resuming {
+            SessionState::Resuming
+        } else {
+            SessionState::SignedOut
+        }),
     };
     provide_context(session);
     let navigate = use_safe_navigate();
@@ -98,7 +115,9 @@ pub fn provide_session() -> Session {
             navigate(&sign_in_here(), NavigateOptions::default());
         }
     });
-    session.check();
+    if resuming {
+        session.check();
+    }
     session
 }
 

@@ -145,13 +145,14 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         embed_origin: statics.embed_origin.as_deref().map(Arc::from),
         ..state
     };
+    let auth = state.auth.clone();
     let api = routes::mount(dialects(), &state).with_state(state);
     let index = statics.dist_dir.as_ref().map(|d| d.join("index.html"));
     let security = Arc::new(headers::SecurityHeaders::new(
         index,
         statics.embed_origin.as_deref(),
     ));
-    spa::with_app(api, statics)
+    spa::with_app(api, statics, auth)
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(from_fn_with_state(security, headers::add_security_headers))
         // Artifact downloads get a sandboxing CSP instead of the app's.

@@ -7,13 +7,17 @@
 //! Trunk's content-hashed files are cached for a year; everything else (`index.html`,
 //! deep links, `public/`) is revalidated on each load so a new build is picked up.
 
-use axum::extract::Request;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
+use crate::auth::session_routes::signed_in_hint;
+use crate::auth::AuthState;
 use crate::StaticConfig;
 
 /// `Cache-Control` of a file whose name carries its content hash.
@@ -25,12 +29,16 @@ const REVALIDATE: &str = "no-cache";
 /// Set to `0` to serve `dist/` as before precompression and caching (benchmark baseline).
 const PLAIN_ENV: &str = "RUNLENS_STATIC_PRECOMPRESSED";
 
-/// Adds the app (when configured) as the fallback of `api`.
-pub fn with_app(api: Router, statics: &StaticConfig) -> Router {
+/// Adds the app (when configured) as the fallback of `api`. Each page load (an HTML answer)
+/// carries the signed-in hint cookie ([`signed_in_hint`]) for the app's session check.
+pub fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Router {
     match &statics.dist_dir {
         Some(dist) if std::env::var(PLAIN_ENV).is_ok_and(|v| v == "0") => {
             let index = ServeFile::new(dist.join("index.html"));
-            api.fallback_service(ServeDir::new(dist).fallback(index))
+            let app = Router::new()
+                .fallback_service(ServeDir::new(dist).fallback(index))
+                .layer(axum::middleware::from_fn_with_state(auth, page_hint));
+            api.fallback_service(app)
         }
         Some(dist) => {
             let index = ServeFile::new(dist.join("index.html"))
@@ -42,7 +50,8 @@ pub fn with_app(api: Router, statics: &StaticConfig) -> Router {
                 .fallback(index);
             let app = Router::new()
                 .fallback_service(files)
-                .layer(axum::middleware::from_fn(cache_control));
+                .layer(axum::middleware::from_fn(cache_control))
+                .layer(axum::middleware::from_fn_with_state(auth, page_hint));
             api.fallback_service(app)
         }
         None => api.fallback(|| async {
@@ -54,16 +63,32 @@ pub fn with_app(api: Router, statics: &StaticConfig) -> Router {
     }
 }
 
+/// Adds the signed-in hint cookie to a page load: an HTML answer, or a `304` to a request
+/// that asked for HTML (the browser revalidating `index.html`).
+async fn page_hint(State(auth): State<Arc<AuthState>>, req: Request, next: Next) -> Response {
+    let hint = signed_in_hint(&auth.settings, req.headers());
+    let wants_html = is_html(req.headers().get(header::ACCEPT));
+    let mut res = next.run(req).await;
+    let page = is_html(res.headers().get(header::CONTENT_TYPE))
+        || (wants_html && res.status() == StatusCode::NOT_MODIFIED);
+    if page {
+        res.headers_mut().append(header::SET_COOKIE, hint);
+    }
+    res
+}
+
+fn is_html(value: Option<&HeaderValue>) -> bool {
+    value
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"))
+}
+
 /// Marks a hashed file immutable and anything else (the `index.html` fallback included,
 /// whatever path it answered) to be revalidated.
 async fn cache_control(req: Request, next: Next) -> Response {
     let hashed = is_hashed(req.uri().path());
     let mut res = next.run(req).await;
-    let is_html = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/html"));
+    let is_html = is_html(res.headers().get(header::CONTENT_TYPE));
     let ok = res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED;
     let value = if hashed && ok && !is_html {
         IMMUTABLE

@@ -4,26 +4,26 @@
 use api_types as json;
 use gloo_net::http::Method;
 
-use super::http::{decode, delete, get, send, to_json, url, write, ApiError, On401};
+use super::http::{decode, delete, get, send, to_json, url, write, ApiError, On401, SESSION};
 use crate::query::encode_component;
 
 /// `GET /api/v1/session`: who is signed in (`UNAUTHENTICATED` when nobody is). Does not
 /// trigger the sign-in redirect: the app asks this at start to decide.
 pub async fn get_session() -> Result<json::Me, ApiError> {
-    let resp = send(Method::GET, "/api/v1/session", None, On401::Report).await?;
+    let resp = send(Method::GET, SESSION, None, On401::Report).await?;
     decode(resp).await
 }
 
 /// `POST /api/v1/session`: sign in (401 bad credentials, 429 rate limited).
 pub async fn create_session(req: json::LoginRequest) -> Result<json::Me, ApiError> {
     let body = Some(to_json(&req)?);
-    let resp = send(Method::POST, "/api/v1/session", body, On401::Report).await?;
+    let resp = send(Method::POST, SESSION, body, On401::Report).await?;
     decode(resp).await
 }
 
 /// `DELETE /api/v1/session`: sign out.
 pub async fn delete_session() -> Result<(), ApiError> {
-    send(Method::DELETE, "/api/v1/session", None, On401::Report).await?;
+    send(Method::DELETE, SESSION, None, On401::Report).await?;
     Ok(())
 }
 

@@ -29,6 +29,53 @@ pub fn set_csrf_token(token: Option<String>) {
     CSRF.with(|c| *c.borrow_mut() = token);
 }
 
+/// Name of the cookie the server sets on each page load while the browser holds a
+/// credential (a session cookie, which the app cannot read, or a trusted proxy's header).
+const SIGNED_IN_HINT: &str = "runlens_signed_in";
+
+/// Whether the page came with a credential, so asking who is signed in is worth a request;
+/// without one the answer is "nobody" and the browser would log the 401.
+pub fn signed_in_hint() -> bool {
+    let cookies = html_document()
+        .and_then(|d| d.cookie().ok())
+        .unwrap_or_default();
+    cookies
+        .split(';')
+        .filter_map(|pair| pair.trim().split_once('='))
+        .any(|(name, value)| name == SIGNED_IN_HINT && !value.is_empty())
+}
+
+/// Clears the signed-in hint once the server said nobody is signed in, so that nothing
+/// more (a sign-in's token fetch) asks again before the next page load.
+pub fn clear_signed_in_hint() {
+    if let Some(d) = html_document() {
+        let _ = d.set_cookie(&format!("{SIGNED_IN_HINT}=; Path=/; Max-Age=0"));
+    }
+}
+
+fn html_document() -> Option<web_sys::HtmlDocument> {
+    use wasm_bindgen::JsCast;
+    web_sys::window()?.document()?.dyn_into().ok()
+}
+
+/// The CSRF token for a write. A write made before the start-up session check answered
+/// asks for the token first (the check and the write race only in the page's first moments).
+async fn csrf_token() -> Option<String> {
+    if let Some(token) = CSRF.with(|c| c.borrow().clone()) {
+        return Some(token);
+    }
+    if !signed_in_hint() {
+        return None;
+    }
+    let resp = RequestBuilder::new(SESSION).send().await.ok()?;
+    let me: json::Me = resp.ok().then_some(resp)?.json().await.ok()?;
+    set_csrf_token(Some(me.csrf_token.clone()));
+    Some(me.csrf_token)
+}
+
+/// The session route: who is signed in (GET), sign in (POST), sign out (DELETE).
+pub(super) const SESSION: &str = "/api/v1/session";
+
 /// Sets what happens when a call answers 401 (the session expired or was revoked).
 pub fn on_unauthenticated(f: impl Fn() + 'static) {
     ON_UNAUTHENTICATED.with(|h| *h.borrow_mut() = Some(Rc::new(f)));
@@ -96,11 +143,10 @@ pub(super) async fn send_with(
     on_401: On401,
 ) -> Result<Response, ApiError> {
     let is_write = method != Method::GET;
+    let token = if is_write { csrf_token().await } else { None };
     let mut req = req.method(method);
-    if is_write {
-        if let Some(token) = CSRF.with(|c| c.borrow().clone()) {
-            req = req.header("X-CSRF-Token", &token);
-        }
+    if let Some(token) = token {
+        req = req.header("X-CSRF-Token", &token);
     }
     let sent = match body {
         Some(b) => match req.header("Content-Type", "application/json").body(b) {

@@ -22,7 +22,9 @@ mod workspace;
 pub use artifacts::*;
 pub use auth::*;
 pub use experiments_write::*;
-pub use http::{on_unauthenticated, set_csrf_token, ApiError, ErrorCode};
+pub use http::{
+    clear_signed_in_hint, on_unauthenticated, set_csrf_token, signed_in_hint, ApiError, ErrorCode,
+};
 pub use jobs::*;
 pub use logs::*;
 pub use manage::*;

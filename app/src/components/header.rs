@@ -19,7 +19,7 @@ pub fn AppHeader() -> impl IntoView {
                 <span class="brand-mark" aria-hidden="true"></span>
                 <span class="brand-name">"runlens"</span>
             </a>
-            <Show when=move || me.with(Option::is_some)>
+            <Show when=move || session.admits()>
                 <nav class="topnav">
                     <a href=AppRoute::Experiments.path()>"Experiments"</a>
                     <a href=AppRoute::Models.path()>"Models"</a>

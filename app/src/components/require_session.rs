@@ -15,8 +15,14 @@ pub fn RequireSession(
     children: ChildrenFn,
 ) -> impl IntoView {
     let session = use_session();
-    // A memo, so re-confirming the same user does not re-mount the page.
     let state = Memo::new(move |_| session.state());
+    // A memo of what to show, so confirming a resumed session (or the same user again)
+    // does not re-mount the page.
+    let gate = Memo::new(move |_| match state.get() {
+        SessionState::SignedIn(_) | SessionState::Resuming => Gate::Page,
+        SessionState::Failed(e) => Gate::Failed(e),
+        SessionState::SignedOut => Gate::Wait,
+    });
     let navigate = use_safe_navigate();
     Effect::new(move |_| {
         if state.get() == SessionState::SignedOut {
@@ -27,13 +33,21 @@ pub fn RequireSession(
             navigate(&sign_in_here(), opts);
         }
     });
-    move || match state.get() {
-        SessionState::SignedIn(_) => children().into_any(),
-        SessionState::Failed(e) => view! {
+    move || match gate.get() {
+        Gate::Page => children().into_any(),
+        Gate::Failed(e) => view! {
             <ErrorView title="Could not check who is signed in" error=e
                 retry=Callback::new(move |_| session.check()) />
         }
         .into_any(),
-        _ => view! { <Loading label="Checking your session…" /> }.into_any(),
+        Gate::Wait => view! { <Loading label="Checking your session…" /> }.into_any(),
     }
+}
+
+/// What the gate shows.
+#[derive(Clone, PartialEq)]
+enum Gate {
+    Page,
+    Failed(crate::api::ApiError),
+    Wait,
 }

@@ -108,7 +108,7 @@ pub fn SignIn() -> impl IntoView {
     };
     // Nothing to fill in while the session check runs or once signed in (leaving).
     move || match state.get() {
-        SessionState::Checking | SessionState::SignedIn(_) => {
+        SessionState::Resuming | SessionState::SignedIn(_) => {
             view! { <Loading label="Checking your session…" /> }.into_any()
         }
         _ => form().into_any(),

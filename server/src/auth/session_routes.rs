@@ -12,7 +12,7 @@ use super::middleware::{client_addr, is_json, refuse_cross_site, CsrfToken, CSRF
 use super::resolve::{check_password, load_caller};
 use super::secret::constant_time_eq;
 use super::sessions::{self, ABSOLUTE_TIMEOUT_MS, COOKIE_NAME};
-use super::{groups, AuthMethod, Caller};
+use super::{groups, AuthMethod, AuthSettings, Caller};
 use crate::store::Conn;
 use crate::{AppState, Error};
 
@@ -112,7 +112,11 @@ fn me_for(conn: &Conn, caller: &Caller, csrf_token: String) -> Result<Me, Error>
 /// `Secure` when configured, or when a proxy says the request came over https (the
 /// header can only add the flag, never remove it, so honouring it is safe).
 fn is_secure(state: &AppState, headers: &HeaderMap) -> bool {
-    state.auth.settings.secure_cookies
+    secure_for(&state.auth.settings, headers)
+}
+
+fn secure_for(settings: &AuthSettings, headers: &HeaderMap) -> bool {
+    settings.secure_cookies
         || headers
             .get("x-forwarded-proto")
             .and_then(|v| v.to_str().ok())
@@ -126,4 +130,35 @@ pub fn session_cookie_header(id: &str, max_age_s: i64, secure: bool) -> HeaderVa
         format!("{COOKIE_NAME}={id}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_s}{secure}");
     // Ids are alphanumeric, so the value is always a valid header.
     HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// Name of the cookie that tells the app's code, which cannot read the `HttpOnly` session
+/// cookie, whether the page came with a browser credential. It holds no secret: the app
+/// asks `GET /api/v1/session` only when it is set, so a signed-out visit makes no request
+/// that must fail, and a signed-in one can load its data while that check runs.
+pub const SIGNED_IN_HINT: &str = "runlens_signed_in";
+
+/// The `Set-Cookie` value of [`SIGNED_IN_HINT`] for a page load with these request headers:
+/// set (`1`) when they carry a session cookie or the trusted proxy's user header, cleared
+/// otherwise. Whether that credential is still valid is the session check's to say.
+pub fn signed_in_hint(settings: &AuthSettings, headers: &HeaderMap) -> HeaderValue {
+    let present = session_cookie(headers).is_some()
+        || settings
+            .trusted_user_header
+            .as_ref()
+            .is_some_and(|h| headers.get(h).is_some_and(|v| !v.is_empty()));
+    let (value, max_age_s) = if present {
+        ("1", ABSOLUTE_TIMEOUT_MS / 1000)
+    } else {
+        ("", 0)
+    };
+    let secure = if secure_for(settings, headers) {
+        "; Secure"
+    } else {
+        ""
+    };
+    HeaderValue::from_str(&format!(
+        "{SIGNED_IN_HINT}={value}; Path=/; SameSite=Lax; Max-Age={max_age_s}{secure}"
+    ))
+    .unwrap_or_else(|_| HeaderValue::from_static(""))
 }

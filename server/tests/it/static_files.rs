@@ -181,3 +181,67 @@ async fn identity_is_sent_without_accept_encoding() {
         "index.html's copy for deep links"
     );
 }
+
+/// The `runlens_signed_in` cookie a page load sets (`true`) or clears (`false`); panics
+/// when the answer carries none.
+fn signed_in_hint(r: &Resp) -> bool {
+    let cookie = r
+        .header("set-cookie")
+        .lines()
+        .find(|c| c.starts_with("runlens_signed_in="))
+        .unwrap_or_else(|| panic!("no signed-in hint in {:?}", r.header("set-cookie")))
+        .to_owned();
+    assert!(!cookie.contains("HttpOnly"), "the app reads it: {cookie}");
+    assert!(
+        cookie.contains("Path=/") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    cookie.starts_with("runlens_signed_in=1;")
+}
+
+#[tokio::test]
+async fn a_page_load_tells_the_app_whether_a_credential_came_with_it() {
+    let d = dist(&content(1_000));
+    let statics = StaticConfig {
+        dist_dir: Some(d.path().to_path_buf()),
+        embed_origin: None,
+    };
+    let settings = AuthSettings {
+        trusted_user_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
+        ..AuthSettings::default()
+    };
+    let app = TestApp::with(settings, statics);
+    app.user("ana", false);
+    let (cookie, _, _) = app.login("ana", crate::helpers::PASSWORD).await;
+    assert!(cookie.starts_with("runlens_session="), "{cookie}");
+    let page = |headers: Vec<(&'static str, String)>| {
+        let app = &app;
+        async move {
+            let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            app.call(Method::GET, "/experiments/3", &h, None).await
+        }
+    };
+    let accept = ("accept", "text/html".to_owned());
+    let signed_out = page(vec![accept.clone()]).await;
+    assert_eq!(signed_out.status, StatusCode::OK);
+    assert!(!signed_in_hint(&signed_out), "no credential clears it");
+    let with_session = page(vec![accept.clone(), ("cookie", cookie.clone())]).await;
+    assert!(signed_in_hint(&with_session), "a session cookie sets it");
+    let with_proxy = page(vec![accept.clone(), ("x-forwarded-user", "ana".into())]).await;
+    assert!(
+        signed_in_hint(&with_proxy),
+        "the trusted proxy's header sets it"
+    );
+    let r = get(&app, &format!("/{WASM}"), None).await;
+    assert!(
+        !r.header("set-cookie").contains("runlens_signed_in"),
+        "only page loads carry it"
+    );
+    let r = app
+        .call(Method::GET, "/api/v1/session", &[("cookie", &cookie)], None)
+        .await;
+    assert!(
+        !r.header("set-cookie").contains("runlens_signed_in"),
+        "nor API answers"
+    );
+}
