@@ -109,6 +109,11 @@ pub fn attachment(name: &str) -> HeaderValue {
 
 /// The single byte range of a `Range: bytes=...` header; anything else (several ranges,
 /// other units, nonsense) is ignored and the whole file served, as RFC 9110 allows.
+///
+/// Not `http-range-header`: its parser refuses what is served here (`bytes= 0-9`, leading
+/// zeros, `bytes=-0`, which is a 416 here) and its `validate` turns a suffix longer than
+/// the file into an error where RFC 9110 serves the whole file, and wants the size before
+/// the object is opened.
 pub fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
     let v = headers.get(header::RANGE)?.to_str().ok()?.trim();
     let spec = v.strip_prefix("bytes=")?.trim();
