@@ -80,12 +80,8 @@ impl IntoResponse for HttpError {
 
 /// Equal bytes, compared in time independent of where they differ.
 fn same_secret(given: &[u8], expected: &[u8]) -> bool {
-    given.len() == expected.len()
-        && given
-            .iter()
-            .zip(expected)
-            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-            == 0
+    use subtle::ConstantTimeEq;
+    bool::from(given.ct_eq(expected))
 }
 
 /// Passes when the request carries `Authorization: Bearer <expected>`.

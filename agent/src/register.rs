@@ -62,7 +62,7 @@ pub fn body(node: &Node, advert: &Advert) -> RegisterNode {
 #[derive(Debug)]
 pub struct Backoff {
     heartbeat: Duration,
-    next_retry: Duration,
+    retry: net::Backoff,
 }
 
 impl Backoff {
@@ -70,21 +70,19 @@ impl Backoff {
     pub fn new(heartbeat: Duration) -> Self {
         Self {
             heartbeat,
-            next_retry: FIRST_RETRY.min(heartbeat),
+            retry: net::Backoff::new(FIRST_RETRY, heartbeat),
         }
     }
 
     /// After a success: wait one heartbeat; the next failure retries after 1 s again.
     pub fn succeeded(&mut self) -> Duration {
-        self.next_retry = FIRST_RETRY.min(self.heartbeat);
+        self.retry.reset();
         self.heartbeat
     }
 
     /// After a failure: the current retry delay, doubled for next time.
     pub fn failed(&mut self) -> Duration {
-        let delay = self.next_retry;
-        self.next_retry = (delay * 2).min(self.heartbeat);
-        delay
+        self.retry.failed()
     }
 }
 

@@ -1,62 +1,50 @@
 //! Query strings: an ordered list of key/value pairs with percent-encoding, used for the
 //! URL's view state and for API requests. Pure, so it is unit-tested natively.
+//!
+//! Escaping and unescaping are `percent-encoding`'s and parsing is `form_urlencoded`'s;
+//! only the two escape sets are ours. Encoding stays here rather than in
+//! `form_urlencoded::Serializer` because that one escapes `/ : ,` too, which would make
+//! view-state URLs long and unreadable.
+
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+/// Bytes escaped by [`encode_component`]: all but RFC 3986's unreserved characters.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// Bytes escaped by [`encode_value`]: as [`COMPONENT`], less `/ ? : @ ! * ,`.
+const VALUE: &AsciiSet = &COMPONENT
+    .remove(b'/')
+    .remove(b'?')
+    .remove(b':')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'*')
+    .remove(b',');
 
 /// Percent-encodes everything except RFC 3986's unreserved characters.
 pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    utf8_percent_encode(s, COMPONENT).to_string()
 }
 
 /// Encodes a query-string key or value compactly: besides the unreserved characters it
 /// keeps `/ ? : @ ! * ,` (legal in a query, RFC 3986 §3.4) and writes a space as `+`, so
 /// view-state URLs stay short and readable. `& = + # %` and the rest are escaped.
 pub fn encode_value(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b'/' | b'?' | b':' | b'@' | b'!' | b'*' | b',' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    s.split(' ')
+        .map(|part| utf8_percent_encode(part, VALUE).to_string())
+        .collect::<Vec<_>>()
+        .join("+")
 }
 
 /// Decodes `%XX` escapes and `+` (as space); invalid escapes are kept literally.
 pub fn decode_component(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h << 4 | l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
+    percent_decode_str(&s.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// An ordered query string; a key may repeat.
@@ -72,13 +60,8 @@ impl Query {
     /// Parses `a=1&b=2` (a leading `?` is allowed).
     pub fn parse(search: &str) -> Self {
         let search = search.strip_prefix('?').unwrap_or(search);
-        let pairs = search
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .map(|p| match p.split_once('=') {
-                Some((k, v)) => (decode_component(k), decode_component(v)),
-                None => (decode_component(p), String::new()),
-            })
+        let pairs = form_urlencoded::parse(search.as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
         Self(pairs)
     }

@@ -462,16 +462,17 @@ where
     Fut: Future<Output = Result<T, ClientError>>,
 {
     let deadline = tokio::time::Instant::now() + MUST_RETRY_FOR;
-    let mut delay = Duration::from_secs(1);
+    let mut backoff = net::Backoff::new(Duration::from_secs(1), MUST_RETRY_FOR);
     let mut said = false;
     loop {
         match call().await {
-            Err(err) if transient(&err) && tokio::time::Instant::now() + delay < deadline => {
+            Err(err)
+                if transient(&err) && tokio::time::Instant::now() + backoff.peek() < deadline =>
+            {
                 if !std::mem::replace(&mut said, true) {
                     tracing::warn!("cannot {what}: {err}; retrying");
                 }
-                tokio::time::sleep(delay).await;
-                delay *= 2;
+                tokio::time::sleep(backoff.failed()).await;
             }
             other => return other,
         }

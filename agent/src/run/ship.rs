@@ -132,7 +132,7 @@ fn missing_below(ack: &LogAck, end: u64) -> Option<u64> {
 
 /// The shipping loop (see the module documentation).
 async fn ship(jobs: Jobs, target: Target, mut spool: SpoolReader, acked: Arc<AtomicU64>) {
-    let mut backoff = FIRST_BACKOFF;
+    let mut backoff = net::Backoff::new(FIRST_BACKOFF, MAX_BACKOFF);
     let mut failing = false;
     let mut closed = false;
     let mut batch: Option<LogBatch> = None;
@@ -186,7 +186,7 @@ async fn ship(jobs: Jobs, target: Target, mut spool: SpoolReader, acked: Arc<Ato
                 if std::mem::take(&mut failing) {
                     tracing::info!("shipping node {node}'s log lines recovered");
                 }
-                backoff = FIRST_BACKOFF;
+                backoff.reset();
                 batch = None;
                 match missing_below(&ack, end) {
                     Some(seq) if last_resend != Some(seq) => {
@@ -223,8 +223,7 @@ async fn ship(jobs: Jobs, target: Target, mut spool: SpoolReader, acked: Arc<Ato
                         spool.path().display()
                     );
                 }
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
+                tokio::time::sleep(backoff.failed()).await;
             }
         }
     }

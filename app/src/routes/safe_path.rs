@@ -14,23 +14,10 @@ const MAX_DECODE_ROUNDS: usize = 4;
 /// One `%XX` decoding pass (no `+` to space: this is a path, not a form). `None` when the
 /// bytes are not UTF-8.
 fn percent_decode_once(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or_default() * 16 + hex(l).unwrap_or_default()) as u8);
-                i += 3;
-            }
-            (b, ..) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|d| d.into_owned())
 }
 
 /// A segment decoded until it stops changing (at most [`MAX_DECODE_ROUNDS`] rounds);

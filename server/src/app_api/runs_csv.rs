@@ -6,8 +6,10 @@
 //! milliseconds), `duration_s` (empty while running), then `metrics.<k>`, `params.<k>`
 //! and `tags.<k>` for the requested columns in order. Fields are quoted as RFC 4180 says,
 //! rows end with CRLF. Text that a spreadsheet would run as a formula (a cell starting with
-//! `=`, `+`, `-`, `@`, tab or CR that is not a plain number) gets a leading `'`.
+//! `=`, `+`, `-`, `@`, tab or CR that is not a plain number) gets a leading `'`; quoting
+//! is the `csv` crate's.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use api_types as json;
@@ -51,7 +53,7 @@ pub async fn export_runs_csv(
         done: false,
     };
     // The first page parses the filter: a bad one is a 400, not a broken download.
-    let mut first = header_row(&export.columns);
+    let mut first = header_row(&export.columns)?;
     first.push_str(&export.next_page().await?);
     let rest = stream::unfold(export, |mut e| async move {
         if e.done {
@@ -128,16 +130,35 @@ impl Export {
             .await?;
         self.done = next.is_none();
         self.page_token = next;
-        let mut out = String::with_capacity(rows.len() * 128);
+        let mut w = csv_writer(rows.len() * 128);
         for row in &rows {
-            push_row(&mut out, row);
+            write_row(&mut w, row)?;
         }
-        Ok(out)
+        csv_text(w)
     }
 }
 
+/// A CSV writer into memory: RFC 4180 quoting (only the fields that need it), CRLF rows.
+fn csv_writer(capacity: usize) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::with_capacity(capacity))
+}
+
+/// What `w` wrote, as text.
+fn csv_text(w: csv::Writer<Vec<u8>>) -> Result<String, Error> {
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Internal(format!("writing CSV: {}", e.error())))?;
+    String::from_utf8(bytes).map_err(|e| Error::Internal(format!("writing CSV: {e}")))
+}
+
+fn csv_error(e: csv::Error) -> Error {
+    Error::Internal(format!("writing CSV: {e}"))
+}
+
 /// The header row for `columns`.
-fn header_row(columns: &json::RunTableColumns) -> String {
+fn header_row(columns: &json::RunTableColumns) -> Result<String, Error> {
     let mut names: Vec<String> = [
         "run_id",
         "run_name",
@@ -152,19 +173,14 @@ fn header_row(columns: &json::RunTableColumns) -> String {
     names.extend(columns.metrics.iter().map(|k| format!("metrics.{k}")));
     names.extend(columns.params.iter().map(|k| format!("params.{k}")));
     names.extend(columns.tags.iter().map(|k| format!("tags.{k}")));
-    let mut out = String::new();
-    for (i, n) in names.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_cell(&mut out, n);
-    }
-    out.push_str("\r\n");
-    out
+    let mut w = csv_writer(256);
+    w.write_record(names.iter().map(|n| neutralised(n).into_owned()))
+        .map_err(csv_error)?;
+    csv_text(w)
 }
 
-/// Appends one run's line.
-fn push_row(out: &mut String, r: &json::RunRow) {
+/// Writes one run's row.
+fn write_row(w: &mut csv::Writer<Vec<u8>>, r: &json::RunRow) -> Result<(), Error> {
     let duration = r
         .end_time
         .map(|end| format!("{:?}", (end - r.start_time) as f64 / 1000.0))
@@ -178,25 +194,21 @@ fn push_row(out: &mut String, r: &json::RunRow) {
         r.end_time.map(rfc3339_ms).unwrap_or_default(),
         duration,
     ];
-    for (i, v) in fixed.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_cell(out, v);
-    }
-    for m in &r.metrics {
-        out.push(',');
+    let mut cells: Vec<String> = fixed.iter().map(|v| neutralised(v).into_owned()).collect();
+    cells.extend(r.metrics.iter().map(|m| {
+        let mut out = String::new();
         if let Some(v) = m {
-            push_number(out, v.0);
+            push_number(&mut out, v.0);
         }
-    }
-    for v in r.params.iter().chain(&r.tags) {
-        out.push(',');
-        if let Some(v) = v {
-            push_cell(out, v);
-        }
-    }
-    out.push_str("\r\n");
+        out
+    }));
+    cells.extend(r.params.iter().chain(&r.tags).map(|v| {
+        v.as_deref()
+            .map(neutralised)
+            .unwrap_or_default()
+            .into_owned()
+    }));
+    w.write_record(&cells).map_err(csv_error)
 }
 
 /// A metric value: shortest round-trip form (`0.1`, `1e-7`), `NaN`, `inf` or `-inf`.
@@ -204,34 +216,26 @@ fn push_number(out: &mut String, v: f64) {
     let _ = write!(out, "{v:?}");
 }
 
-/// Appends a text cell, neutralised when a spreadsheet would run it as a formula and
-/// quoted when it holds a comma, a quote or a line break.
-fn push_cell(out: &mut String, v: &str) {
+/// A text cell, with a leading `'` when a spreadsheet would run it as a formula.
+fn neutralised(v: &str) -> Cow<'_, str> {
     let formula = v.starts_with(['=', '+', '-', '@', '\t', '\r'])
         && !v.parse::<f64>().is_ok_and(f64::is_finite);
-    let quote = v.contains([',', '"', '\n', '\r']);
-    if quote {
-        out.push('"');
-    }
     if formula {
-        out.push('\'');
-    }
-    if quote {
-        out.push_str(&v.replace('"', "\"\""));
-        out.push('"');
+        Cow::Owned(format!("'{v}"))
     } else {
-        out.push_str(v);
+        Cow::Borrowed(v)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{push_cell, push_number};
+    use super::{csv_text, csv_writer, neutralised, push_number};
 
     fn cell(v: &str) -> String {
-        let mut out = String::new();
-        push_cell(&mut out, v);
-        out
+        let mut w = csv_writer(0);
+        w.write_record([&*neutralised(v)]).unwrap();
+        let row = csv_text(w).unwrap();
+        row.strip_suffix("\r\n").unwrap().to_owned()
     }
 
     #[test]

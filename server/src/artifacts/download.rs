@@ -8,6 +8,7 @@
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::store::{ByteRange, Object};
 
@@ -69,6 +70,21 @@ pub fn mlflow_mime_type(name: &str) -> String {
         .to_owned()
 }
 
+/// Bytes escaped in `filename*=UTF-8''...`: all but RFC 8187's `attr-char`.
+const ATTR_CHAR_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
+    .remove(b'~');
+
 /// `attachment; filename=...` (RFC 6266), with `filename*=UTF-8''...` for names that are
 /// not plain ASCII, as MLflow sends it.
 pub fn attachment(name: &str) -> HeaderValue {
@@ -85,16 +101,7 @@ pub fn attachment(name: &str) -> HeaderValue {
         } else {
             fallback
         };
-        let quoted: String = name
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b) {
-                    (b as char).to_string()
-                } else {
-                    format!("%{b:02X}")
-                }
-            })
-            .collect();
+        let quoted = utf8_percent_encode(name, ATTR_CHAR_ESCAPED);
         format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{quoted}")
     };
     HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("attachment"))
@@ -102,6 +109,11 @@ pub fn attachment(name: &str) -> HeaderValue {
 
 /// The single byte range of a `Range: bytes=...` header; anything else (several ranges,
 /// other units, nonsense) is ignored and the whole file served, as RFC 9110 allows.
+///
+/// Not `http-range-header`: its parser refuses what is served here (`bytes= 0-9`, leading
+/// zeros, `bytes=-0`, which is a 416 here) and its `validate` turns a suffix longer than
+/// the file into an error where RFC 9110 serves the whole file, and wants the size before
+/// the object is opened.
 pub fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
     let v = headers.get(header::RANGE)?.to_str().ok()?.trim();
     let spec = v.strip_prefix("bytes=")?.trim();

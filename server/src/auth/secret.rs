@@ -10,10 +10,7 @@ pub fn random_alphanumeric(len: usize) -> String {
 
 /// Lower-case hex SHA-256 of `secret`: what the database keeps instead of the secret.
 pub fn sha256_hex(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 /// Compares two strings in time independent of where they differ.

@@ -98,6 +98,9 @@ fn parse_time(s: &str) -> Result<i64, String> {
     parse_time_at(s, Utc::now().timestamp_millis())
 }
 
+/// [`parse_time`] at `now_ms`. The duration is one count and one unit of `s m h d`, read
+/// here rather than by `humantime`, which also takes months, years (`10y`) and compound
+/// forms (`1h 30m`) that this flag's help does not promise.
 fn parse_time_at(s: &str, now_ms: i64) -> Result<i64, String> {
     let s = s.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {

@@ -33,7 +33,7 @@ impl Noise {
     /// A run id: 32 lowercase hex characters, like MLflow's `uuid4().hex`.
     pub fn run_id(&mut self) -> String {
         let bytes: [u8; 16] = self.0.random();
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(bytes)
     }
 }
 

@@ -30,27 +30,13 @@ impl std::fmt::Debug for Secret {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
-}
-
 /// The secret from the `meta` table, made (32 random bytes from the OS-seeded RNG) and
 /// stored on first use. Read and written in one IMMEDIATE transaction, so two servers
 /// starting at once agree on one secret.
 pub fn load_or_create_secret(conn: &mut Conn) -> Result<Secret, Error> {
     let tx = conn.transaction(Behavior::Immediate)?;
     let stored = meta::get(&tx, SECRET_KEY)?;
-    let secret = match stored.as_deref().and_then(unhex) {
+    let secret = match stored.as_deref().and_then(|h| hex::decode(h).ok()) {
         Some(bytes) if bytes.len() == 32 => {
             let mut key = [0u8; 32];
             key.copy_from_slice(&bytes);
@@ -59,7 +45,7 @@ pub fn load_or_create_secret(conn: &mut Conn) -> Result<Secret, Error> {
         _ => {
             let mut key = [0u8; 32];
             rand::rng().fill_bytes(&mut key);
-            meta::set(&tx, SECRET_KEY, &hex(&key))?;
+            meta::set(&tx, SECRET_KEY, &hex::encode(key))?;
             key
         }
     };
@@ -79,7 +65,7 @@ fn mac(secret: &Secret, nodes: &str, exp: i64) -> Hmac<Sha256> {
 /// The hex signature of `nodes` (the comma-separated list exactly as in the link) expiring
 /// at `exp` (Unix seconds).
 pub fn sign(secret: &Secret, nodes: &str, exp: i64) -> String {
-    hex(&mac(secret, nodes, exp).finalize().into_bytes())
+    hex::encode(mac(secret, nodes, exp).finalize().into_bytes())
 }
 
 /// The link to the chrome-less panel of `nodes` (already checked), valid for `ttl_secs`
@@ -115,7 +101,7 @@ pub fn verify(secret: &Secret, nodes: &str, exp: i64, sig: &str, now_ms: i64) ->
         grantors: Vec::new(),
     };
     let valid =
-        unhex(sig).is_some_and(|bytes| mac(secret, nodes, exp).verify_slice(&bytes).is_ok());
+        hex::decode(sig).is_ok_and(|bytes| mac(secret, nodes, exp).verify_slice(&bytes).is_ok());
     if !valid {
         return Err(denied("This embed link is not valid".into()));
     }
