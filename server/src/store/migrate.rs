@@ -135,6 +135,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0014_node_access.sql"),
         data: None,
     },
+    Migration {
+        version: 15,
+        name: "runs_by_end_time",
+        sql: include_str!("migrations/0015_runs_by_end_time.sql"),
+        pg: include_str!("migrations/postgres/0015_runs_by_end_time.sql"),
+        data: None,
+    },
 ];
 
 /// The bookkeeping table; created before anything else.

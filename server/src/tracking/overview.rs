@@ -15,13 +15,17 @@ use crate::Error;
 pub const PARENT_TAG: &str = "mlflow.parentRunId";
 
 /// One experiment row with its run aggregates: active run count and the latest run
-/// start/end, so "last update" reflects logging, not only renames.
+/// start/end, so "last update" reflects logging, not only renames. The latest start and the
+/// latest end are two lookups at the end of an index each (`runs_by_experiment`,
+/// `runs_by_experiment_end`), not a pass over the experiment's runs.
 fn summary_sql(d: Dialect) -> String {
-    let run_end = greatest(d, "r.start_time", "coalesce(r.end_time, 0)");
-    let last_run = format!(
-        "coalesce((SELECT max({run_end}) FROM runs r
-                    WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'), 0)"
-    );
+    let latest = |column: &str| {
+        format!(
+            "coalesce((SELECT max(r.{column}) FROM runs r
+                        WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'), 0)"
+        )
+    };
+    let last_run = greatest(d, &latest("start_time"), &latest("end_time"));
     format!(
         "SELECT e.experiment_id, e.name, e.lifecycle_stage, e.creation_time,
                 {},

@@ -176,3 +176,53 @@ async fn demo_refuses_to_overwrite_an_existing_experiment() {
     assert!(err.to_string().contains("already exists"), "{err}");
     assert_eq!(before, app.counts(), "nothing half-loaded");
 }
+
+#[tokio::test]
+async fn an_experiments_last_update_is_its_latest_active_run_start_or_end() {
+    let app = TestApp::new();
+    let exp = app.experiment("timing").await;
+    let t0 = 4_000_000_000_000i64; // later than the experiment's own times
+    let start = |at: i64| {
+        let app = &app;
+        let exp = exp.clone();
+        async move {
+            let body = serde_json::json!({ "experiment_id": exp, "start_time": at });
+            let v = app.ok("/runs/create", body).await;
+            v["run"]["info"]["run_id"].as_str().unwrap().to_owned()
+        }
+    };
+    let end = |run: String, at: i64| {
+        let app = &app;
+        async move {
+            let body = serde_json::json!({ "run_id": run, "status": "FINISHED", "end_time": at });
+            app.ok("/runs/update", body).await;
+        }
+    };
+    let last_update = || {
+        let app = &app;
+        let exp = exp.clone();
+        async move {
+            let (status, body) = app.get_json(&format!("/api/v1/experiments/{exp}")).await;
+            assert_eq!(status, 200, "{body}");
+            body["experiment"]["last_update_time"].as_i64().unwrap()
+        }
+    };
+    let a = start(t0).await;
+    assert_eq!(last_update().await, t0, "a run's start");
+    end(a.clone(), t0 + 500).await;
+    let b = start(t0 + 100).await;
+    assert_eq!(
+        last_update().await,
+        t0 + 500,
+        "an end later than every start"
+    );
+    app.ok("/runs/delete", serde_json::json!({ "run_id": a }))
+        .await;
+    assert_eq!(
+        last_update().await,
+        t0 + 100,
+        "a deleted run's times no longer count"
+    );
+    end(b, t0 + 900).await;
+    assert_eq!(last_update().await, t0 + 900);
+}

@@ -1,0 +1,7 @@
+-- PostgreSQL version of migration 15. It mirrors the SQLite file of the same name
+-- (server/src/store/migrations/0015_runs_by_end_time.sql): change the two together.
+
+-- runlens schema, version 15: an experiment's latest run end from the end of an index, as
+-- its latest run start already is (`runs_by_experiment`), so an experiment's summary does
+-- not read every run.
+CREATE INDEX IF NOT EXISTS runs_by_experiment_end ON runs (experiment_id, lifecycle_stage, end_time);
