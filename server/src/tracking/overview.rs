@@ -22,7 +22,8 @@ fn summary_sql(d: Dialect) -> String {
     let latest = |column: &str| {
         format!(
             "coalesce((SELECT max(r.{column}) FROM runs r
-                        WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'), 0)"
+                        WHERE r.experiment_id = e.experiment_id AND r.lifecycle_stage = 'active'
+                          AND r.{column} IS NOT NULL), 0)"
         )
     };
     let last_run = greatest(d, &latest("start_time"), &latest("end_time"));
