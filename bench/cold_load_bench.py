@@ -9,11 +9,12 @@ dist/, whose post-build hook wrote the `.br`/`.gz` copies):
   python bench/cold_load_bench.py [--bin target/release/runlens] [--runs 100000] [--repeat 5]
 
 Seeds `--dir` once as bench/runs_table_bench.py does (one experiment of `--runs` runs,
-written straight into SQLite), then starts the server on a copy of it twice: `before` with
-`RUNLENS_STATIC_PRECOMPRESSED=0` (dist/ served as it was: no precompressed files, no
-`Cache-Control`), and `after`. Each time bench/cold_load.mjs opens the experiment's page in
-`--repeat` fresh browser contexts: cold (empty cache), then warm (the same context again), to
-`tr.run-row` visible. Raw numbers in bench/cold_load_results.json; section "## Cold page
+written straight into SQLite), then starts the server on a copy of it three times:
+`plain`, the baseline (`--baseline-bin`, `--baseline-dist`: an older build, else this one)
+with `RUNLENS_STATIC_PRECOMPRESSED=0` (dist/ served as it was: no precompressed files, no
+`Cache-Control`); `precompressed`, the baseline as it serves by default; `now`, this build.
+Each time bench/cold_load.mjs opens the experiment's page in `--repeat` fresh browser
+contexts: cold (empty cache), then warm (the same context again), to `tr.run-row` visible. Raw numbers in bench/cold_load_results.json; section "## Cold page
 load (issue 33)" of docs/BENCHMARKS.md unless `--no-write`.
 """
 
@@ -32,7 +33,9 @@ from servers import ROOT, Server, free_port
 DEFAULT_DIR = ROOT / "target" / "bench-cold-load"
 RESULTS = ROOT / "bench" / "cold_load_results.json"
 SECTION = "## Cold page load (issue 33)"
-MODES = {"before": {"RUNLENS_STATIC_PRECOMPRESSED": "0"}, "after": {}}
+# label: (build, extra environment)
+MODES = {"plain": ("baseline", {"RUNLENS_STATIC_PRECOMPRESSED": "0"}),
+         "precompressed": ("baseline", {}), "now": ("now", {})}
 
 
 def seeded(args) -> int:
@@ -61,9 +64,11 @@ def measure(args, exp: int, label: str) -> dict:
         shutil.rmtree(data)
     shutil.copytree(args.dir / "seed-data", data)
     port = free_port()
-    argv = [str(args.bin), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(data),
-            "--dist", str(args.dist.resolve())]
-    env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": rtb.PASSWORD, **MODES[label]}
+    build, extra = MODES[label]
+    binary, dist = (args.bin, args.dist) if build == "now" else (args.baseline_bin, args.baseline_dist)
+    argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(data),
+            "--dist", str(dist.resolve())]
+    env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": rtb.PASSWORD, **extra}
     with Server(f"runlens-{label}", argv, port, args.dir, env=env) as srv:
         penv = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": rtb.PASSWORD}
         proc = subprocess.run(["node", str(ROOT / "bench" / "cold_load.mjs"), f"{srv.url}/experiments/{exp}",
@@ -83,10 +88,12 @@ def render(res: dict) -> str:
              f"(bench/cold_load_bench.py, {res['build']} server, {res['repeat']} fresh contexts each): "
              "milliseconds from navigation to the first `tr.run-row` visible, median (min–max). "
              "Cold: a fresh context, empty cache; warm: the same page again in that context. "
-             "`before`: `dist/` served as it was (gzip made on every request, no `Cache-Control`; "
-             "`RUNLENS_STATIC_PRECOMPRESSED=0`); `after`: the build's brotli/gzip copies, hashed files "
-             f"`immutable`, `index.html` `no-cache`. Load average {res['load'][0]:.1f} at the start.", "",
-             "| serving | cold (ms) | warm (ms) | wasm on the wire, cold (bytes, encoding) |",
+             f"Baseline: {res['baseline']}. "
+             "`plain`: the baseline with `dist/` served as it was (gzip made on every request, no "
+             "`Cache-Control`; `RUNLENS_STATIC_PRECOMPRESSED=0`); `precompressed`: the baseline serving "
+             "the build's brotli/gzip copies, hashed files `immutable`, `index.html` `no-cache`; `now`: "
+             f"this build, served the same way. Load average {res['load'][0]:.1f} at the start.", "",
+             "| build, serving | cold (ms) | warm (ms) | wasm on the wire, cold (bytes, encoding) |",
              "|---|---:|---:|---:|"]
     for label in MODES:
         r = res[label]
@@ -96,10 +103,44 @@ def render(res: dict) -> str:
         lines.append(f"| {label} | {med(r['cold_ms']):,} ({min(r['cold_ms']):,}–{max(r['cold_ms']):,}) | "
                      f"{med(r['warm_ms']):,} ({min(r['warm_ms']):,}–{max(r['warm_ms']):,}) | "
                      f"{wire if wire is None else format(wire, ',')} {enc} |")
+    lines += ["", "Where a cold load's time goes (the page's clock, ms from navigation, median over the "
+              "cold loads; an API call as start→end; `–` where the build makes no such call):", "",
+              "| build, serving | wasm fetched | `/api/v1/session` | experiment | first runs page | first row |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for label in MODES:
+        t = phases(res[label]["timeline"][0::2])
+        lines.append(f"| {label} | {t['wasm']} | {t['session']} | {t['experiment']} | {t['runs']} | {t['row']} |")
     lines += ["", f"The wasm (`{w['file']}`): {w['raw']:,} bytes raw, {w['gzip']:,} gzip (level 9), "
               f"{w['brotli']:,} brotli (quality 11), made once by `scripts/precompress.mjs` in Trunk's "
               "post-build hook.", ""]
     return "\n".join(lines)
+
+
+def phases(timelines: list) -> dict:
+    """Median end of the wasm's fetch, start→end of the session, experiment and first runs
+    calls, and the first row, over `timelines` (from bench/cold_load.mjs)."""
+    def call(t, pred):
+        hits = [r for r in t["resources"] if pred(r[0])]
+        return (hits[0][1], hits[0][2]) if hits else None
+
+    picks = {
+        "wasm": lambda p: p.endswith(".wasm"),
+        "session": lambda p: p == "/api/v1/session",
+        "experiment": lambda p: p.startswith("/api/v1/experiments/") and p.count("/") == 4,
+        "runs": lambda p: p.startswith("/api/v1/experiments/") and p.endswith("/runs"),
+    }
+    med = lambda xs: round(statistics.median(xs))  # noqa: E731
+    out = {}
+    for name, pred in picks.items():
+        spans = [s for s in (call(t, pred) for t in timelines) if s]
+        if not spans:
+            out[name] = "–"
+        elif name == "wasm":
+            out[name] = str(med([e for _, e in spans]))
+        else:
+            out[name] = f"{med([b for b, _ in spans])}→{med([e for _, e in spans])}"
+    out["row"] = str(med([t["row"] for t in timelines]))
+    return out
 
 
 def main() -> None:
@@ -107,14 +148,19 @@ def main() -> None:
     p.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     p.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "runlens")
     p.add_argument("--dist", type=Path, default=ROOT / "dist")
+    p.add_argument("--baseline-bin", type=Path, help="an older server build to compare with")
+    p.add_argument("--baseline-dist", type=Path, help="that build's app (dist/)")
+    p.add_argument("--baseline", default="this build", help="what the baseline is, for the table")
     p.add_argument("--runs", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-write", action="store_true", help="do not rewrite docs/BENCHMARKS.md")
     args = p.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
+    args.baseline_bin = args.baseline_bin or args.bin
+    args.baseline_dist = args.baseline_dist or args.dist
     exp = seeded(args)
     res = {"runs": args.runs, "repeat": args.repeat, "load": os.getloadavg(), "wasm": wasm_sizes(args.dist),
-           "build": "release" if "release" in args.bin.parts else "debug"}
+           "build": "release" if "release" in args.bin.parts else "debug", "baseline": args.baseline}
     for label in MODES:
         res[label] = measure(args, exp, label)
     RESULTS.write_text(json.dumps(res, indent=1) + "\n")
