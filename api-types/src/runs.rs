@@ -37,6 +37,34 @@ pub struct RunTableColumns {
     pub tags: Vec<String>,
 }
 
+impl RunTableColumns {
+    /// How many params, and how many metrics, the default columns show.
+    pub const DEFAULT_EACH: usize = 4;
+
+    /// The columns a runs table shows when none are chosen: the first
+    /// [`Self::DEFAULT_EACH`] of the experiment's param keys and of its metric keys that
+    /// are not system metrics (`system/…`), both as sorted in [`ExperimentDetail`], no tags.
+    /// The same rule serves the app and the server's `columns=default`.
+    ///
+    /// [`ExperimentDetail`]: crate::ExperimentDetail
+    pub fn defaults(param_keys: &[String], metric_keys: &[String]) -> Self {
+        RunTableColumns {
+            params: param_keys
+                .iter()
+                .take(Self::DEFAULT_EACH)
+                .cloned()
+                .collect(),
+            metrics: metric_keys
+                .iter()
+                .filter(|k| !k.starts_with("system/"))
+                .take(Self::DEFAULT_EACH)
+                .cloned()
+                .collect(),
+            tags: Vec::new(),
+        }
+    }
+}
+
 /// One row of the runs table. `params`, `metrics` and `tags` are aligned with
 /// [`RunTable::columns`]; `None` where the run lacks that key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -85,6 +85,30 @@ async function open(page, request, query = '') {
   return s;
 }
 
+test('the first page is asked for with the experiment, once, and a chosen column asks again', async ({ page, request }) => {
+  const { exp } = await seed(request);
+  const tablePages = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    // The table's own pages: not the deleted-run marks (view=) nor the later pages (page_token=).
+    if (u.pathname === `/api/v1/experiments/${exp}/runs` && !u.searchParams.has('view') && !u.searchParams.has('page_token')) {
+      tablePages.push(u.searchParams);
+    }
+  });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(6);
+  expect(tablePages.map((q) => q.get('columns'))).toEqual(['default']);
+  // The defaults: params and metrics (no system/ metrics) as the experiment lists them.
+  await expect(header(page, 'm.loss')).toBeVisible();
+  await expect(header(page, 'p.lr')).toBeVisible();
+  await expect(page.locator('thead')).not.toContainText('system/');
+  // A link that names its columns asks for exactly those.
+  tablePages.length = 0;
+  await page.goto(`/experiments/${exp}?params=lr&metrics=loss`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(6);
+  expect(tablePages.map((q) => [q.get('columns'), q.getAll('param'), q.getAll('metric')])).toEqual([[null, ['lr'], ['loss']]]);
+});
+
 test('selection and colours live in the URL and survive a reload', async ({ page, request }) => {
   const s = await open(page, request);
   const a = s.runs['rt-run-1'];

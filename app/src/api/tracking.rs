@@ -23,11 +23,30 @@ pub async fn list_runs(
     experiment_id: String,
     q: json::RunTableQuery,
 ) -> Result<json::RunTable, ApiError> {
-    let path = format!(
+    get(&url(&runs_path(&experiment_id), q.to_pairs())).await
+}
+
+/// `GET /api/v1/experiments/{id}/runs?columns=default`: a page of `q` (its columns
+/// ignored) with the columns a table shows when none are chosen, named in the answer; for
+/// a page that has not read the experiment's keys yet.
+pub async fn list_runs_default_columns(
+    experiment_id: String,
+    q: json::RunTableQuery,
+) -> Result<json::RunTable, ApiError> {
+    let q = json::RunTableQuery {
+        columns: json::RunTableColumns::default(),
+        ..q
+    };
+    let mut pairs = q.to_pairs();
+    pairs.push(("columns", "default".to_owned()));
+    get(&url(&runs_path(&experiment_id), pairs)).await
+}
+
+fn runs_path(experiment_id: &str) -> String {
+    format!(
         "/api/v1/experiments/{}/runs",
-        encode_component(&experiment_id)
-    );
-    get(&url(&path, q.to_pairs())).await
+        encode_component(experiment_id)
+    )
 }
 
 /// Every run `q` matches: `GET /api/v1/experiments/{id}/runs` page after page (1,000 runs

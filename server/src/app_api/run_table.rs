@@ -8,6 +8,7 @@ use axum::Json;
 
 use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
+use crate::tracking::columns::{column_keys, ColumnKind};
 use crate::tracking::overview;
 use crate::tracking::run_table::load_rows;
 use crate::tracking::search::{search_run_page, RunQuery};
@@ -25,6 +26,9 @@ use crate::{AppState, Error};
 ///   `param`, `metric` and `tag` each name ONE key verbatim, for keys that contain a comma.
 ///   Columns keep the order of appearance; blanks and repeats are dropped. Each row's
 ///   values are aligned with the columns echoed back in `columns`.
+/// - `columns=default` instead of naming columns: the columns a table shows when none are
+///   chosen ([`json::RunTableColumns::defaults`] of the experiment's keys), so a client can
+///   ask for its first page without reading the experiment first.
 /// - `limit`: rows per page, 1 to 1,000 (200 when absent).
 /// - `page_token`: the previous page's `next_page_token`; absent for the first page. It
 ///   holds that page's last sort-key values (keyset paging), so it is only valid with the
@@ -47,6 +51,7 @@ pub async fn list_runs(
         limit,
         page_token,
     } = query.run_table()?;
+    let default_columns = wants_default_columns(&query, &columns)?;
     let limit = page_size(limit)?;
     let filter = filter.unwrap_or_default();
     let view = view_type(view);
@@ -66,6 +71,13 @@ pub async fn list_runs(
                 limit,
                 true,
             )?;
+            let columns = match default_columns {
+                true => json::RunTableColumns::defaults(
+                    &column_keys(c, id, ColumnKind::Param)?,
+                    &column_keys(c, id, ColumnKind::Metric)?,
+                ),
+                false => columns,
+            };
             let rows = load_rows(c, &page.ids, &columns)?;
             Ok(json::RunTable {
                 columns,
@@ -76,6 +88,24 @@ pub async fn list_runs(
         })
         .await?;
     Ok(Json(table))
+}
+
+/// Whether the query asks for the default columns (`columns=default`); 400 for another
+/// value, or for `columns=default` beside named columns.
+fn wants_default_columns(
+    query: &QueryParams,
+    named: &json::RunTableColumns,
+) -> Result<bool, Error> {
+    match query.get("columns") {
+        None => Ok(false),
+        Some("default") if *named == json::RunTableColumns::default() => Ok(true),
+        Some("default") => Err(Error::InvalidParameter(
+            "columns=default cannot be combined with params, metrics or tags".into(),
+        )),
+        Some(other) => Err(Error::InvalidParameter(format!(
+            "columns must be 'default' (or left out and the columns named); got '{other}'"
+        ))),
+    }
 }
 
 /// The page size a `limit` asks for: 1 to [`json::RUN_PAGE_MAX`], the default when absent.

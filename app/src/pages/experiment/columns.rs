@@ -50,19 +50,9 @@ impl Column {
     }
 }
 
-/// Columns shown when the URL names none: the first few params and non-system metrics.
+/// Columns shown when the URL names none ([`json::RunTableColumns::defaults`]).
 pub fn default_columns(d: &json::ExperimentDetail) -> json::RunTableColumns {
-    json::RunTableColumns {
-        params: d.param_keys.iter().take(4).cloned().collect(),
-        metrics: d
-            .metric_keys
-            .iter()
-            .filter(|k| !k.starts_with("system/"))
-            .take(4)
-            .cloned()
-            .collect(),
-        tags: Vec::new(),
-    }
+    json::RunTableColumns::defaults(&d.param_keys, &d.metric_keys)
 }
 
 /// The columns for the URL values (`None` = key absent, use the default; the values are

@@ -22,7 +22,10 @@ mod tree;
 pub mod workspace;
 
 use api_types as json;
+use std::future::IntoFuture;
+
 use leptos::prelude::*;
+use leptos::reactive::computed::ScopedFuture;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{self, ErrorCode};
@@ -57,9 +60,97 @@ pub fn ExperimentPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = LocalResource::new(move || api::get_experiment(id.get()));
+    let first = FirstPage::start(id.get_untracked(), use_query_state());
     view! {
         <ResourceView resource=detail texts=EXPERIMENT
-            ready=|d| view! { <ExperimentView detail=d /> } />
+            ready=move |d| view! { <ExperimentView detail=d first=first /> } />
+    }
+}
+
+/// The runs table's first page, asked for together with the experiment when the URL
+/// leaves the columns to the defaults (the server picks them), instead of after it.
+#[derive(Clone, Copy)]
+struct FirstPage {
+    /// The experiment and the query it answers, its columns left out.
+    asked: StoredValue<(String, json::RunTableQuery)>,
+    page: LocalResource<Result<json::RunTable, api::ApiError>>,
+    /// Whether a table took it already: it serves once, when the page opens.
+    taken: StoredValue<bool>,
+}
+
+impl FirstPage {
+    /// Starts the request, unless the URL names columns.
+    fn start(experiment_id: String, qs: QueryState) -> Option<Self> {
+        let names_columns = untrack(|| {
+            qs.with(|q| {
+                ["params", "metrics", "tags"]
+                    .iter()
+                    .any(|k| q.get(k).is_some())
+            })
+        });
+        if names_columns {
+            return None;
+        }
+        let query = untrack(|| table_query(qs, json::RunTableColumns::default()));
+        let (id, sent) = (experiment_id.clone(), query.clone());
+        let page =
+            LocalResource::new(move || api::list_runs_default_columns(id.clone(), sent.clone()));
+        Some(FirstPage {
+            asked: StoredValue::new((experiment_id, query)),
+            page,
+            taken: StoredValue::new(false),
+        })
+    }
+
+    /// The page, when it answers `q`: the same filter, order and view, and the columns the
+    /// server chose are `q`'s. `None` when the table must ask itself.
+    async fn answer(
+        self,
+        experiment_id: &str,
+        q: &json::RunTableQuery,
+    ) -> Option<Result<json::RunTable, api::ApiError>> {
+        if self.taken.try_update_value(|t| std::mem::replace(t, true)) != Some(false) {
+            return None;
+        }
+        let same = self.asked.with_value(|(id, f)| {
+            id == experiment_id
+                && *f
+                    == json::RunTableQuery {
+                        columns: json::RunTableColumns::default(),
+                        ..q.clone()
+                    }
+        });
+        if !same {
+            return None;
+        }
+        // Untracked: the table's query must not re-run when this page arrives.
+        let page = ScopedFuture::new_untracked(self.page.into_future());
+        match page.await {
+            Ok(table) if table.columns != q.columns => None,
+            got => Some(got),
+        }
+    }
+}
+
+/// The runs table's query for the URL state and these columns.
+fn table_query(qs: QueryState, columns: json::RunTableColumns) -> json::RunTableQuery {
+    let text = qs.get("filter").unwrap_or_default().trim().to_owned();
+    let sort = qs
+        .get("sort")
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_SORT.to_owned());
+    json::RunTableQuery {
+        filter: (!text.is_empty()).then_some(text),
+        order_by: vec![sort],
+        view: if Workspace::new(qs).show_deleted() {
+            json::RunView::All
+        } else {
+            json::RunView::Active
+        },
+        columns,
+        // The first page at the server's default size; the table asks for the rest.
+        limit: None,
+        page_token: None,
     }
 }
 
@@ -176,6 +267,8 @@ fn FilterBox(
 fn ExperimentView(
     /// The experiment and its run keys.
     detail: json::ExperimentDetail,
+    /// The first page, if it was asked for with the experiment.
+    first: Option<FirstPage>,
 ) -> impl IntoView {
     let qs = use_query_state();
     let ws = Workspace::new(qs);
@@ -191,31 +284,25 @@ fn ExperimentView(
         let d = detail.clone();
         Memo::new(move |_| columns_from(&d, qs.get("params"), qs.get("metrics"), qs.get("tags")))
     };
-    let sort = Memo::new(move |_| {
-        qs.get("sort")
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_SORT.to_owned())
-    });
+    let query = Memo::new(move |_| table_query(qs, cols.get()));
+    let sort = Memo::new(move |_| query.with(|q| q.order_by[0].clone()));
     let filter = Memo::new(move |_| qs.get("filter").unwrap_or_default());
-    let query = Memo::new(move |_| {
-        let text = filter.get().trim().to_owned();
-        json::RunTableQuery {
-            filter: (!text.is_empty()).then_some(text),
-            order_by: vec![sort.get()],
-            view: if ws.show_deleted() {
-                json::RunView::All
-            } else {
-                json::RunView::Active
-            },
-            columns: cols.get(),
-            // The first page at the server's default size; the table asks for the rest.
-            limit: None,
-            page_token: None,
+    let exp_id = exp.id.clone();
+    // The first page (the one asked for with the experiment, the first time, if it fits);
+    // the table loads the others as it scrolls.
+    let runs = LocalResource::new(move || {
+        let q = query.get();
+        let exp_id = exp_id.clone();
+        async move {
+            if let Some(got) = match first {
+                Some(first) => first.answer(&exp_id, &q).await,
+                None => None,
+            } {
+                return got;
+            }
+            api::list_runs(exp_id, q).await
         }
     });
-    let exp_id = exp.id.clone();
-    // The first page; the table loads the others as it scrolls.
-    let runs = LocalResource::new(move || api::list_runs(exp_id.clone(), query.get()));
     let table_exp_id = exp.id.clone();
     let live = use_live_rows(runs);
     let deleted_ids = use_deleted_ids(exp.id.clone(), query);

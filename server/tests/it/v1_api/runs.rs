@@ -150,3 +150,52 @@ async fn run_detail_links_parent_and_children() {
     assert_eq!(run["status"], "RUNNING");
     assert!(run["end_time"].is_null());
 }
+
+#[tokio::test]
+async fn columns_default_answers_the_columns_a_table_shows_by_default() {
+    let app = TestApp::demo();
+    let exp = app.experiment_id("/Users/alice/llm-sft");
+    let (_, detail) = app.get_json(&format!("/api/v1/experiments/{exp}")).await;
+    let keys = |k: &str| -> Vec<String> { serde_json::from_value(detail[k].clone()).unwrap() };
+    let expected = api_types::RunTableColumns::defaults(&keys("param_keys"), &keys("metric_keys"));
+    assert_eq!(
+        expected.params.len(),
+        4,
+        "the demo has enough params: {detail}"
+    );
+    assert!(!expected.metrics.is_empty());
+    assert!(keys("metric_keys").iter().any(|k| k.starts_with("system/")));
+    assert!(expected.metrics.iter().all(|k| !k.starts_with("system/")));
+
+    let (status, by_default) = app
+        .get_json(&format!("/api/v1/experiments/{exp}/runs?columns=default"))
+        .await;
+    assert_eq!(status, 200, "{by_default}");
+    assert_eq!(
+        by_default["columns"],
+        serde_json::to_value(&expected).unwrap()
+    );
+    let named = expected
+        .params
+        .iter()
+        .map(|k| format!("param={k}"))
+        .chain(expected.metrics.iter().map(|k| format!("metric={k}")))
+        .collect::<Vec<_>>()
+        .join("&");
+    let (_, by_name) = app
+        .get_json(&format!("/api/v1/experiments/{exp}/runs?{named}"))
+        .await;
+    assert_eq!(by_default, by_name, "the same page as naming those columns");
+
+    for (query, part) in [
+        ("columns=default&param=lr", "cannot be combined"),
+        ("columns=all", "must be 'default'"),
+    ] {
+        let (status, body) = app
+            .get_json(&format!("/api/v1/experiments/{exp}/runs?{query}"))
+            .await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["code"], "INVALID_PARAMETER", "{body}");
+        assert!(body["message"].as_str().unwrap().contains(part), "{body}");
+    }
+}
