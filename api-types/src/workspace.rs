@@ -1,4 +1,4 @@
-//! The experiment workspace (issue 9): charts of several runs in one request, the live
+//! The experiment workspace: charts of several runs in one request, the live
 //! feed of an experiment page, and the runs table's CSV export.
 
 use serde::{Deserialize, Serialize};

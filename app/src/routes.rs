@@ -250,7 +250,7 @@ mod tests {
             "/x/../signin",
             "/a\nb",
             "/a\\b",
-            // Issue 12 H: dot segments the browser resolves to another host.
+            // Dot segments the browser resolves to another host.
             "/..//evil.example",
             "/%2e%2e//evil.example",
             "/.//evil.example",

@@ -1,4 +1,4 @@
-//! Workspace calls of the experiment page (issue 9): several runs' series in one request,
+//! Workspace calls of the experiment page: several runs' series in one request,
 //! the runs table's CSV link, and the page's one live stream (`EventSource`).
 
 use api_types as json;

@@ -1,4 +1,4 @@
-//! Grouped runs (issue 9, W&B's and Aim's "group by"): the runs of one group become one
+//! Grouped runs (W&B's and Aim's "group by"): the runs of one group become one
 //! line, the mean across the group's runs, with a min–max band.
 //!
 //! The x range is cut into pixel columns. A column is kept when any run of the group has a

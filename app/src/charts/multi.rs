@@ -1,5 +1,5 @@
 //! Paints one metric of several runs on a canvas with plotters (the experiment's chart
-//! view, issue 9): a line per run or per group in its colour (faint raw line under the
+//! view): a line per run or per group in its colour (faint raw line under the
 //! smoothed one when smoothing is on), and for groups a shaded min–max band.
 
 use api_types as json;

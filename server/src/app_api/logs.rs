@@ -1,4 +1,4 @@
-//! Log lines of job runs (issue 7): the agent ships them
+//! Log lines of job runs: the agent ships them
 //! (`POST /job-runs/{id}/attempts/{n}/logs`), readers page through them
 //! (`GET /runs/{id}/logs`), follow them live ([`super::logs_stream`]) and download them
 //! ([`super::logs_download`]). Reading needs CAN_READ on the run's experiment and CAN_VIEW

@@ -62,7 +62,7 @@ pub fn dialect() -> Dialect {
                 app(Experiment(Read)),
                 run_table::list_runs,
             ),
-            // Workspace (issue 9): charts of several runs, the live stream, CSV export.
+            // Workspace: charts of several runs, the live stream, CSV export.
             Route::get(
                 "/experiments/{id}/series",
                 app(Experiment(Read)),
@@ -78,7 +78,7 @@ pub fn dialect() -> Dialect {
                 app(Experiment(Read)),
                 runs_csv::export_runs_csv,
             ),
-            // End of Workspace (issue 9).
+            // End of Workspace.
             Route::get(
                 "/experiments/{id}/access",
                 app(Experiment(Read)),
@@ -138,7 +138,7 @@ pub fn dialect() -> Dialect {
                 node_access::delete_node_credential,
             ),
             Route::get("/embed/gpus", Access::Public, nodes::embed_gpus),
-            // Jobs (issue 7): jobs and their grants, job runs, attempts, a run's job.
+            // Jobs: jobs and their grants, job runs, attempts, a run's job.
             Route::post("/jobs", app(Filtered), jobs::create_job),
             Route::get("/jobs/{id}", app(Job(View)), jobs::get_job),
             Route::get(
@@ -175,8 +175,8 @@ pub fn dialect() -> Dialect {
                 jobs::set_status,
             ),
             Route::get("/runs/{id}/job", app(Run(Read)), jobs::get_run_job),
-            // End of Jobs (issue 7).
-            // Artifacts (issue 10): the Artifacts tab of runs and logged models.
+            // End of Jobs.
+            // Artifacts: the Artifacts tab of runs and logged models.
             Route::get("/runs/{id}/artifacts", app(Run(Read)), artifacts::run_list),
             Route::get(
                 "/runs/{id}/artifacts/file",
@@ -213,7 +213,7 @@ pub fn dialect() -> Dialect {
                 app(AppPolicy::LoggedModel(Read)),
                 artifacts::model_mlmodel,
             ),
-            // End of Artifacts (issue 10).
+            // End of Artifacts.
             Route::get("/runs/{id}", app(Run(Read)), run_page::get_run),
             Route::get("/runs/{id}/io", app(Run(Read)), models_io::get_run_io),
             Route::get(
@@ -221,7 +221,7 @@ pub fn dialect() -> Dialect {
                 app(AppPolicy::LoggedModel(Read)),
                 models_io::get_logged_model,
             ),
-            // Model registry (issue 10): the Models pages.
+            // Model registry: the Models pages.
             Route::get(
                 "/registered-models",
                 app(Filtered),
@@ -237,7 +237,7 @@ pub fn dialect() -> Dialect {
                 app(Run(Read)),
                 series::get_metric_series,
             ),
-            // Logs (issue 7): the agent ships lines; readers page, follow and download.
+            // Logs: the agent ships lines; readers page, follow and download.
             Route::post(
                 "/job-runs/{id}/attempts/{n}/logs",
                 app(AppPolicy::JobRun(api_types::JobLevel::CanManageRun)),
@@ -255,7 +255,7 @@ pub fn dialect() -> Dialect {
                 app(AppPolicy::RunLogs),
                 logs_download::download_logs,
             ),
-            // End of Logs (issue 7).
+            // End of Logs.
             Route::post("/session", Access::Public, session::create_session),
             Route::get("/session", Access::SignedIn, session::get_session),
             Route::delete("/session", Access::Public, session::delete_session),

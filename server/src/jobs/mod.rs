@@ -1,4 +1,4 @@
-//! Jobs, job runs and attempts, and the job permissions (issue 7): the tables of migration
+//! Jobs, job runs and attempts, and the job permissions: the tables of migration
 //! 3 and every query over them. A job is a named workload with an owner and grants
 //! (`CAN_VIEW < CAN_MANAGE_RUN < CAN_MANAGE`, plus `IS_OWNER` for its creator; admins act
 //! as owners; group grants count for their members). A job run is one submission of it, in

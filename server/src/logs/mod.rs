@@ -1,5 +1,5 @@
 //! The log store: every output line of every job run, kept for the retention period, with
-//! filters, search, paging in both directions, streaming and live follow (issue 7). This
+//! filters, search, paging in both directions, streaming and live follow. This
 //! module is the storage library only; routes, job permissions and the agent build on it.
 //!
 //! # Design

@@ -214,7 +214,7 @@ fn every_pooled_connection_is_wal_and_synchronous_full() {
     }
 }
 
-/// Counts the errors the pool reports (the `ERROR r2d2: database is locked` of issue 6).
+/// Counts the errors the pool reports (`ERROR r2d2: database is locked`).
 #[derive(Debug, Default)]
 struct CountErrors(Arc<AtomicUsize>);
 

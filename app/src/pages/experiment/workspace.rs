@@ -1,6 +1,5 @@
-//! The experiment workspace's view state, all in the URL so a copied link reproduces it
-//! (issue 9). Pure functions over [`Query`] plus a `Copy` handle over the page's
-//! [`QueryState`].
+//! The experiment workspace's view state, all in the URL so a copied link reproduces it.
+//! Pure functions over [`Query`] plus a `Copy` handle over the page's [`QueryState`].
 //!
 //! | key       | meaning                                                            |
 //! |-----------|--------------------------------------------------------------------|

@@ -1,4 +1,4 @@
-//! Demo data of issue 10, for `runlens serve --demo`: files on alice's run
+//! Demo data of artifacts and models, for `runlens serve --demo`: files on alice's run
 //! `sft-7b-lr2e-5` (a training log, `config.json`, `plots/loss.png`, an `eval/` folder
 //! with a CSV, a `model/` folder with an `MLmodel` file), its dataset inputs, the logged
 //! model `sft-7b` it produced (with its own files), and the registered model

@@ -1,4 +1,4 @@
--- runlens schema, version 2: the GPU nodes registry (issue 8).
+-- runlens schema, version 2: the GPU nodes registry.
 
 -- Node agents: registered by themselves (source 'agent', heartbeating) or added by an admin
 -- (source 'static'). `token` is the bearer token the agent requires on GET /v1/gpus: the

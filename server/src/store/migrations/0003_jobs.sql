@@ -1,4 +1,4 @@
--- runlens schema, version 3: jobs, job runs, attempts and job grants (issue 7).
+-- runlens schema, version 3: jobs, job runs, attempts and job grants.
 
 -- A named workload. Its owner (creator) holds IS_OWNER, which no grant gives or takes away.
 -- owner_user_id names a user without a foreign key (like grants' principal ids); deleting

@@ -1,5 +1,5 @@
 -- Multi-resolution summaries of metric series, so a chart reads O(pixels) rows whatever
--- the series' length (issue 11, step 7 of docs/POSTGRES-PLAN.md).
+-- the series' length (step 7 of docs/POSTGRES-PLAN.md).
 --
 -- At each level k of 6, 8, 10, ..., 20, block b of a series summarises its points with
 -- step >> k = b (steps b * 2^k to (b + 1) * 2^k - 1): how many (re-logged steps count

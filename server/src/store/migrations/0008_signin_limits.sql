@@ -1,4 +1,4 @@
--- The sign-in limiter's memory (issue 11: nothing that must be shared between replicas
+-- The sign-in limiter's memory (nothing that must be shared between replicas
 -- lives in one process). One row per password attempt that was not a cached success:
 -- state 0 = reserved, being verified (counts for a minute at most, so a crashed replica's
 -- reservation expires); 1 = failed; 2 = failed, then forgiven for its (username, addr)

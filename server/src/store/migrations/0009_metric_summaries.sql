@@ -1,4 +1,4 @@
--- Block summaries in one column (issue 11, charts under 50 ms at 10,000,000 points).
+-- Block summaries in one column (charts under 50 ms at 10,000,000 points).
 -- metric_blocks kept a summary in 23 columns; a chart reads about 15,000 summaries, and
 -- handing over 23 columns a row was half of a 10M-point chart's time on SQLite. Same
 -- key, same rows; `summary` is the block's summary in the form of Block::encode

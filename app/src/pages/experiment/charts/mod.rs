@@ -1,4 +1,4 @@
-//! The experiment's chart view (`?view=charts`, issue 9): one panel per metric with every
+//! The experiment's chart view (`?view=charts`): one panel per metric with every
 //! shown run overlaid in its colour, or one mean line with a min–max band per group.
 //!
 //! - [`settings`]: the URL keys (`x`, `x_key`, `zoom`, `q`, `log`, `smooth`, `sys`);

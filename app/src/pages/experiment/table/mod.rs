@@ -1,4 +1,4 @@
-//! Parts of the runs table (issue 9): the column layout kept in the URL, the header rows,
+//! Parts of the runs table: the column layout kept in the URL, the header rows,
 //! the live rows and the toolbar extras. The table itself is `runs_table.rs`.
 
 pub mod header;

@@ -2,7 +2,7 @@
 -- (server/src/store/migrations/0002_nodes.sql): change the two together. Types as in
 -- postgres/0001_initial.sql (BIGINT, TEXT COLLATE "C").
 
--- runlens schema, version 2: the GPU nodes registry (issue 8).
+-- runlens schema, version 2: the GPU nodes registry.
 
 -- Node agents: registered by themselves (source 'agent', heartbeating) or added by an admin
 -- (source 'static'). `token` is the bearer token the agent requires on GET /v1/gpus: the

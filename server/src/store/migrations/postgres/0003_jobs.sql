@@ -6,7 +6,7 @@
 -- reach the same schema's tables whatever the deleting session's path, as a SQLite trigger
 -- only ever sees its own database.
 
--- runlens schema, version 3: jobs, job runs, attempts and job grants (issue 7).
+-- runlens schema, version 3: jobs, job runs, attempts and job grants.
 
 -- A named workload. Its owner (creator) holds IS_OWNER, which no grant gives or takes away.
 -- owner_user_id names a user without a foreign key (like grants' principal ids); deleting

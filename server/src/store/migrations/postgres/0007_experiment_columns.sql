@@ -1,5 +1,5 @@
 -- PostgreSQL copy of ../0007_experiment_columns.sql: change the two together.
--- Column keys of each experiment's runs table (issue 11): every param, metric and tag key
+-- Column keys of each experiment's runs table: every param, metric and tag key
 -- any of its runs has had, so the page header reads a few hundred rows instead of scanning
 -- the params, latest metrics and tags of every run. Written in the same transaction as the
 -- param, metric or tag (tracking::columns). Keys are never removed: a deleted tag or a
