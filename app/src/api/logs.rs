@@ -3,10 +3,9 @@
 
 use api_types as json;
 use json::logs::{LogEvent, LogPage, LogQuery};
-use wasm_bindgen::prelude::*;
-use web_sys::{EventSource, MessageEvent};
 
-use super::http::{get, on_stream_unauthenticated, url, ApiError};
+use super::event_stream::EventStream;
+use super::http::{get, url, ApiError};
 use crate::query::encode_component;
 
 fn logs_path(run_id: &str, tail: &str) -> String {
@@ -48,66 +47,31 @@ pub enum StreamEvent {
 
 /// A live log stream; closed when dropped.
 pub struct LogStream {
-    source: EventSource,
-    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 4],
+    _stream: EventStream,
 }
 
 impl LogStream {
     /// Opens `url` (see [`logs_stream_url`]) and calls `on_event` for each event.
     pub fn open(url: &str, on_event: impl Fn(StreamEvent) + 'static) -> Result<Self, ApiError> {
-        let source = EventSource::new(url).map_err(|e| ApiError {
-            code: json::ErrorCode::Network,
-            message: format!("Could not follow the logs: {e:?}"),
-            grantors: Vec::new(),
-        })?;
+        let mut stream = EventStream::open(url, "follow the logs")?;
         let on_event = std::rc::Rc::new(on_event);
         let f = on_event.clone();
-        let lines = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-            let Some(msg) = ev.dyn_ref::<MessageEvent>() else {
-                return;
-            };
-            let data = msg.data().as_string().unwrap_or_default();
+        stream.on_message("lines", move |data, id| {
             if let Ok(e) = serde_json::from_str::<LogEvent>(&data) {
-                f(StreamEvent::Lines {
-                    id: msg.last_event_id(),
-                    lines: e.lines,
-                });
+                f(StreamEvent::Lines { id, lines: e.lines });
             }
         });
         let f = on_event.clone();
-        let status = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-            let data = ev
-                .dyn_ref::<MessageEvent>()
-                .and_then(|m| m.data().as_string())
-                .unwrap_or_default();
+        stream.on_message("status", move |data, _| {
             if let Ok(s) = serde_json::from_str::<json::JobRunStatus>(&data) {
                 f(StreamEvent::Status(s));
             }
         });
-        let src = source.clone();
-        let error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-            if src.ready_state() == EventSource::CLOSED {
+        stream.on_error(move |closed| {
+            if closed {
                 on_event(StreamEvent::Closed);
             }
         });
-        let listen = |name: &str, c: &Closure<dyn FnMut(web_sys::Event)>| {
-            // Adding a listener to a live EventSource cannot fail.
-            let _ = source.add_event_listener_with_callback(name, c.as_ref().unchecked_ref());
-        };
-        listen("lines", &lines);
-        listen("status", &status);
-        listen("error", &error);
-        let unauthenticated = on_stream_unauthenticated(&source);
-        listen("unauthenticated", &unauthenticated);
-        Ok(Self {
-            source,
-            _handlers: [lines, status, error, unauthenticated],
-        })
-    }
-}
-
-impl Drop for LogStream {
-    fn drop(&mut self) {
-        self.source.close();
+        Ok(Self { _stream: stream })
     }
 }

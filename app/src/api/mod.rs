@@ -7,6 +7,7 @@
 
 mod artifacts;
 mod auth;
+mod event_stream;
 mod experiments_write;
 mod http;
 mod jobs;

@@ -3,10 +3,9 @@
 
 use api_types as json;
 use json::workspace::{LiveQuery, LiveUpdate, SeriesBatch, SeriesBatchQuery};
-use wasm_bindgen::prelude::*;
-use web_sys::{EventSource, MessageEvent};
 
-use super::http::{get, on_stream_unauthenticated, url, ApiError};
+use super::event_stream::EventStream;
+use super::http::{get, url, ApiError};
 use crate::query::encode_component;
 
 fn experiment_path(experiment_id: &str, tail: &str) -> String {
@@ -55,64 +54,31 @@ pub enum LiveEvent {
 
 /// An experiment's live stream; closed when dropped.
 pub struct LiveStream {
-    source: EventSource,
-    _handlers: [Closure<dyn FnMut(web_sys::Event)>; 5],
+    _stream: EventStream,
 }
 
 impl LiveStream {
     /// Opens `url` (see [`live_url`]) and calls `on_event` for each event.
     pub fn open(url: &str, on_event: impl Fn(LiveEvent) + 'static) -> Result<Self, ApiError> {
-        let source = EventSource::new(url).map_err(|e| ApiError {
-            code: json::ErrorCode::Network,
-            message: format!("Could not open the live stream: {e:?}"),
-            grantors: Vec::new(),
-        })?;
+        let mut stream = EventStream::open(url, "open the live stream")?;
         let on_event = std::rc::Rc::new(on_event);
         let f = on_event.clone();
-        let update = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-            let data = ev
-                .dyn_ref::<MessageEvent>()
-                .and_then(|m| m.data().as_string())
-                .unwrap_or_default();
+        stream.on_message("update", move |data, _| {
             if let Ok(u) = serde_json::from_str::<LiveUpdate>(&data) {
                 f(LiveEvent::Update(u));
             }
         });
         let f = on_event.clone();
-        let resync = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-            f(LiveEvent::Resync);
-        });
+        stream.on_signal("resync", move || f(LiveEvent::Resync));
         let f = on_event.clone();
-        let opened = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-            f(LiveEvent::Opened);
-        });
-        let src = source.clone();
-        let error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
-            on_event(if src.ready_state() == EventSource::CLOSED {
+        stream.on_signal("open", move || f(LiveEvent::Opened));
+        stream.on_error(move |closed| {
+            on_event(if closed {
                 LiveEvent::Closed
             } else {
                 LiveEvent::Reconnecting
             });
         });
-        let listen = |name: &str, c: &Closure<dyn FnMut(web_sys::Event)>| {
-            // Adding a listener to a live EventSource cannot fail.
-            let _ = source.add_event_listener_with_callback(name, c.as_ref().unchecked_ref());
-        };
-        listen("update", &update);
-        listen("resync", &resync);
-        listen("open", &opened);
-        listen("error", &error);
-        let unauthenticated = on_stream_unauthenticated(&source);
-        listen("unauthenticated", &unauthenticated);
-        Ok(Self {
-            source,
-            _handlers: [update, resync, opened, error, unauthenticated],
-        })
-    }
-}
-
-impl Drop for LiveStream {
-    fn drop(&mut self) {
-        self.source.close();
+        Ok(Self { _stream: stream })
     }
 }
