@@ -66,7 +66,12 @@ test.describe('signed out', () => {
 
   test('the sign-in page at both widths and themes', async ({ page }) => {
     const sessionChecks = [];
-    page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/v1/session') sessionChecks.push(r.method()); });
+    const dataRequests = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path === '/api/v1/session') sessionChecks.push(r.method());
+      else if (path.startsWith('/api/')) dataRequests.push(path);
+    });
     for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
       for (const colorScheme of ['light', 'dark']) {
         await page.setViewportSize(viewport);
@@ -81,6 +86,11 @@ test.describe('signed out', () => {
     await page.goto('/experiments');
     await expect(page).toHaveURL(/\/signin\?next=\/experiments$/);
     await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    // Nor does an experiment's address start its data requests early (index.html's script).
+    await page.goto('/experiments/1');
+    await expect(page).toHaveURL(/\/signin\?next=\/experiments\/1$/);
+    await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     expect(sessionChecks).toEqual([]);
+    expect(dataRequests).toEqual([]);
   });
 });

@@ -109,6 +109,33 @@ test('the first page is asked for with the experiment, once, and a chosen column
   expect(tablePages.map((q) => [q.get('columns'), q.getAll('param'), q.getAll('metric')])).toEqual([[null, ['lr'], ['loss']]]);
 });
 
+test('an experiment opened signed in asks for its data while the app loads, and only then', async ({ page, request }) => {
+  const { exp } = await seed(request);
+  const experiment = `/api/v1/experiments/${exp}`;
+  const firstPage = `${experiment}/runs?order_by=attributes.start_time+DESC&columns=default`;
+  const seen = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/v1/experiments/')) seen.push(`${u.pathname}${u.search}`);
+  });
+  page.on('requestfinished', (r) => { if (r.url().endsWith('.wasm')) seen.push('wasm'); });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(6);
+  // Both leave before the app's wasm has arrived (index.html's script), and the app takes
+  // their answers: neither is asked for twice.
+  expect(seen.filter((u) => u === experiment)).toHaveLength(1);
+  expect(seen.filter((u) => u === firstPage)).toHaveLength(1);
+  expect(seen.indexOf(experiment)).toBeLessThan(seen.indexOf('wasm'));
+  expect(seen.indexOf(firstPage)).toBeLessThan(seen.indexOf('wasm'));
+  // An address with a query is the app's own to ask for: no default page leaves early
+  // to be thrown away, and the experiment is asked for once.
+  seen.length = 0;
+  await page.goto(`/experiments/${exp}?sort=attributes.start_time+ASC`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(6);
+  expect(seen.filter((u) => u === experiment)).toHaveLength(1);
+  expect(seen).not.toContain(firstPage);
+});
+
 test('selection and colours live in the URL and survive a reload', async ({ page, request }) => {
   const s = await open(page, request);
   const a = s.runs['rt-run-1'];

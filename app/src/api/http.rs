@@ -131,7 +131,23 @@ pub(super) async fn send(
     body: Option<String>,
     on_401: On401,
 ) -> Result<Response, ApiError> {
+    if method == Method::GET {
+        if let Some(early) = super::early::take(url).await {
+            let resp = early
+                .map(Response::from)
+                .map_err(|e| network_error(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
+            return answer(resp, on_401).await;
+        }
+    }
     send_with(RequestBuilder::new(url), method, body, on_401).await
+}
+
+/// The error of a request that got no answer.
+fn network_error(why: impl std::fmt::Display) -> ApiError {
+    error(
+        ErrorCode::Network,
+        format!("Could not reach the runlens server ({why}). Check that it is running."),
+    )
 }
 
 /// [`send`] for a request that carries headers of its own (a `Range`: its 416, "nothing
@@ -155,12 +171,12 @@ pub(super) async fn send_with(
         },
         None => req.send().await,
     };
-    let resp = sent.map_err(|e| {
-        error(
-            ErrorCode::Network,
-            format!("Could not reach the runlens server ({e}). Check that it is running."),
-        )
-    })?;
+    answer(sent.map_err(network_error)?, on_401).await
+}
+
+/// A response as a call's result: 2xx (and a `Range`'s 416) as it is, any other status as
+/// its [`ApiError`], a 401 also running the handler when `on_401` says so.
+async fn answer(resp: Response, on_401: On401) -> Result<Response, ApiError> {
     if resp.ok() || resp.status() == 416 {
         return Ok(resp);
     }

@@ -7,6 +7,7 @@
 
 mod artifacts;
 mod auth;
+mod early;
 mod event_stream;
 mod experiments_write;
 mod http;
