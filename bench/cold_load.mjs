@@ -1,13 +1,19 @@
 // Time to the runs page's first table row (`tr.run-row` visible) in headless Chromium, cold
-// (a fresh browser context: empty HTTP cache) and then warm (a second page in the same
-// context, the app's files in its cache), with what the app's wasm cost on the wire.
+// (a new browser profile: empty HTTP cache and code cache) and then warm (a second page in
+// the same profile: the app's files in the HTTP cache and the wasm's compiled code in the
+// profile's code cache), with what the app's wasm cost on the wire.
 //
 // Usage: BENCH_USERNAME=u BENCH_PASSWORD=p node bench/cold_load.mjs URL REPEAT
-// Each of REPEAT rounds signs in a fresh context (before the clock starts), loads URL cold,
-// then warm. Prints one JSON line: {"cold_ms": [..], "warm_ms": [..], "wasm": [{encoding,
-// wire_bytes, from_cache}, ..], "timeline": [..]} (per load, cold then warm: the wasm's
-// fetch, and when the HTML, the app's files and the API calls ended, ms from navigation).
+// Each of REPEAT rounds launches Chromium on a new profile directory, a persistent one as a
+// person's browser has (an incognito context, Playwright's `newContext`, keeps no compiled
+// code, so its warm loads compile the wasm again), signs in (before the clock starts), then
+// loads URL cold, then warm. Prints one JSON line: {"cold_ms": [..], "warm_ms": [..],
+// "wasm": [{encoding, wire_bytes, from_cache}, ..], "timeline": [..]} (per load, cold then
+// warm: the wasm's fetch, and when the HTML, the app's files and the API calls ended, ms
+// from navigation).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,12 +23,13 @@ const { chromium } = require('@playwright/test');
 
 const [url, repeatArg] = process.argv.slice(2);
 const repeat = Number(repeatArg || 5);
-
-const browser = await chromium.launch({
+const launchOptions = {
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  headless: true,
+  viewport: { width: 1400, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+};
 
 /** Loads `url` in a new page of `context`; ms to the first run row, and the wasm's fetch. */
 async function load(context) {
@@ -60,9 +67,10 @@ async function load(context) {
 }
 
 const out = { cold_ms: [], warm_ms: [], wasm: [], timeline: [] };
-try {
-  for (let i = 0; i < repeat; i++) {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+for (let i = 0; i < repeat; i++) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runlens-cold-load-'));
+  const context = await chromium.launchPersistentContext(dir, launchOptions);
+  try {
     if (process.env.BENCH_USERNAME) {
       const signIn = await context.request.post(new URL('/api/v1/session', url).toString(), {
         data: { username: process.env.BENCH_USERNAME, password: process.env.BENCH_PASSWORD },
@@ -75,9 +83,9 @@ try {
     out.warm_ms.push(warm.ms);
     out.wasm.push(cold.wasm, warm.wasm);
     out.timeline.push(cold.timeline, warm.timeline);
+  } finally {
     await context.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  await browser.close();
 }
 console.log(JSON.stringify(out));

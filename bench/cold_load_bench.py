@@ -13,8 +13,9 @@ written straight into SQLite), then starts the server on a copy of it three time
 `plain`, the baseline (`--baseline-bin`, `--baseline-dist`: an older build, else this one)
 with `RUNLENS_STATIC_PRECOMPRESSED=0` (dist/ served as it was: no precompressed files, no
 `Cache-Control`); `precompressed`, the baseline as it serves by default; `now`, this build.
-Each time bench/cold_load.mjs opens the experiment's page in `--repeat` fresh browser
-contexts: cold (empty cache), then warm (the same context again), to `tr.run-row` visible. Raw numbers in bench/cold_load_results.json; section "## Cold page
+Each time bench/cold_load.mjs opens the experiment's page in `--repeat` new browser
+profiles: cold (empty caches), then warm (the same profile again: the app's files and the
+wasm's compiled code cached), to `tr.run-row` visible. Raw numbers in bench/cold_load_results.json; section "## Cold page
 load (issue 33)" of docs/BENCHMARKS.md unless `--no-write`.
 """
 
@@ -85,9 +86,10 @@ def render(res: dict) -> str:
     w = res["wasm"]
     lines = [SECTION, "",
              f"The runs page of one experiment of {res['runs']:,} runs in headless Chromium "
-             f"(bench/cold_load_bench.py, {res['build']} server, {res['repeat']} fresh contexts each): "
+             f"(bench/cold_load_bench.py, {res['build']} server, {res['repeat']} new browser profiles each): "
              "milliseconds from navigation to the first `tr.run-row` visible, median (min–max). "
-             "Cold: a fresh context, empty cache; warm: the same page again in that context. "
+             "Cold: a new profile, empty caches; warm: the same page again in that profile (the app's "
+             "files in its HTTP cache, the wasm's compiled code in its code cache). "
              f"Baseline: {res['baseline']}. "
              "`plain`: the baseline with `dist/` served as it was (gzip made on every request, no "
              "`Cache-Control`; `RUNLENS_STATIC_PRECOMPRESSED=0`); `precompressed`: the baseline serving "
@@ -97,7 +99,7 @@ def render(res: dict) -> str:
              "|---|---:|---:|---:|"]
     for label in MODES:
         r = res[label]
-        cold = [x for x in r["wasm"][0::2]]
+        cold = r["wasm"][0::2]
         wire = cold[0].get("wire_bytes") if cold else None
         enc = cold[0].get("encoding") if cold else "?"
         lines.append(f"| {label} | {med(r['cold_ms']):,} ({min(r['cold_ms']):,}–{max(r['cold_ms']):,}) | "
