@@ -4,13 +4,14 @@
 # about a second).
 #
 #   scripts/install-tools.sh run    what building and serving needs (`make run`): the
-#                                   wasm32 target, trunk, wasm-bindgen, end2end/node_modules
+#                                   wasm32 target, trunk, wasm-bindgen, binaryen's wasm-opt
 #   scripts/install-tools.sh [test] all of the below (`make test`)
 #
 #   wasm32-unknown-unknown target  (rustup)
 #   trunk 0.21.14                  (cargo install --debug; 0.22 needs a newer rustc)
 #   wasm-bindgen-cli 0.2.130       (cargo install; must equal the crate in Cargo.lock)
-#   end2end/node_modules           (npm ci: @playwright/test and binaryen's wasm-opt 132)
+#   end2end/node_modules           (npm ci: binaryen's wasm-opt 132; in test mode also
+#                                   @playwright/test)
 #   chromium + chromium-driver     (apt-get, only if /usr/bin/chromium is missing)
 #   postgresql (15 on Debian 12)   (apt-get, only if initdb is missing; for scripts/pg.sh,
 #                                   the PostgreSQL test passes and scripts/pg_schema_check.py)
@@ -125,14 +126,25 @@ system_and_python() {
     venv bench/.venv-mlflow bench/requirements-mlflow.txt bench/.venv-mlflow/.requirements
 }
 
-# end2end/node_modules (Playwright, binaryen's wasm-opt), skipped when it matches the lock.
+# end2end/node_modules, skipped when it matches the lock: in `run` mode only binaryen's
+# wasm-opt (the build's one dependency; `--omit=dev`), in `test` mode Playwright too. The
+# marker names what was installed; a full install serves both modes.
 node_modules() {
-    if [ ! -f end2end/node_modules/.package-lock.json ] \
-        || ! cmp -s end2end/package-lock.json end2end/node_modules/.runlens-lock; then
+    local marker=end2end/node_modules/.runlens-lock
+    if [ -f end2end/node_modules/.package-lock.json ] && cmp -s end2end/package-lock.json "$marker-test"; then
+        return 0
+    fi
+    if [ "$MODE" = run ]; then
+        if [ -f end2end/node_modules/.package-lock.json ] && cmp -s end2end/package-lock.json "$marker-run"; then
+            return 0
+        fi
+        say "npm ci --omit=dev in end2end/ (binaryen wasm-opt)"
+        (cd end2end && npm ci --omit=dev --no-audit --no-fund)
+    else
         say "npm ci in end2end/ (Playwright, binaryen wasm-opt)"
         (cd end2end && npm ci --no-audit --no-fund)
-        cp end2end/package-lock.json end2end/node_modules/.runlens-lock
     fi
+    cp end2end/package-lock.json "$marker-$MODE"
 }
 
 # Downloads and unpacking (apt, pip, npm) run in the background beside the cargo installs,
