@@ -20,6 +20,7 @@ pub mod permissions;
 pub mod registry;
 pub mod routes;
 pub mod serve;
+mod server_timing;
 pub mod spa;
 pub mod sqlite;
 pub mod store;
@@ -138,8 +139,9 @@ pub fn dialects() -> Vec<routes::Dialect> {
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The whole router: the route table of every dialect (each non-public route behind the
-/// authentication layer) and the app; every response with the security headers and
-/// compressed when the client accepts gzip (the app's files precompressed, see [`spa`]).
+/// authentication layer) and the app; every response with the security headers, the
+/// server's time (`Server-Timing`), and compressed when the client accepts gzip (the app's
+/// files precompressed, see [`spa`]).
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
     let state = AppState {
         embed_origin: statics.embed_origin.as_deref().map(Arc::from),
@@ -167,4 +169,6 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
             CompressionLayer::new()
                 .compress_when(artifacts::download::CompressUnlessRaw::default()),
         )
+        // Outermost: the server's time to each response's headers, all layers included.
+        .layer(axum::middleware::from_fn(server_timing::add))
 }

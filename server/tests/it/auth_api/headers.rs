@@ -51,3 +51,27 @@ async fn every_response_carries_the_security_headers() {
     assert!(r.header("x-frame-options").is_empty());
     assert!(r.text.contains("var t = 1;"), "static files are public");
 }
+
+#[tokio::test]
+async fn every_response_says_how_long_the_server_took() {
+    let d = dist();
+    let statics = StaticConfig {
+        dist_dir: Some(d.path().to_path_buf()),
+        embed_origin: None,
+    };
+    let app = TestApp::with(AuthSettings::default(), statics);
+    for (method, uri) in [
+        (Method::GET, "/"),
+        (Method::GET, "/health"),
+        (Method::GET, "/api/v1/session"),
+        (Method::POST, "/api/2.0/mlflow/runs/log-batch"),
+        (Method::GET, "/no/such/api/v1"),
+    ] {
+        let r = app.call(method, uri, &[], None).await;
+        let timing = r.header("server-timing");
+        let ms = timing
+            .strip_prefix("app;dur=")
+            .and_then(|v| v.parse::<u64>().ok());
+        assert!(ms.is_some(), "{uri}: Server-Timing {timing:?}");
+    }
+}
