@@ -40,6 +40,7 @@ of the backends must be the same point for point. Section "## Charts on PostgreS
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -62,6 +63,8 @@ RESULTS = ROOT / "bench" / "chart_results.json"
 PG_SECTION = "## Charts on PostgreSQL (issue 11)"
 PG_RESULTS = ROOT / "bench" / "chart_pg_results.json"
 WIDTH = 1000
+# MLflow's UI asks `get-history-bulk-interval` for 320 points; 2,500 is its maximum.
+BULK_MAX_RESULTS = (320, 2500)
 
 
 def spike_step(n: int) -> int:
@@ -283,6 +286,7 @@ def compare_backends(args, dist: Path) -> dict:
                 url = pg.create(db) if b == "postgres" else None
                 srvs[b] = runlens(args.binary, work, dist, database_url=url, name=f"runlens-{b}",
                                   data_dir=work / f"data-{b}")
+            stack = contextlib.ExitStack()
             try:
                 for srv in srvs.values():
                     srv.__enter__()
@@ -301,10 +305,15 @@ def compare_backends(args, dist: Path) -> dict:
                     res["sqlite_db_bytes"] = sum(f.stat().st_size for f in (work / "data-sqlite").glob("runlens.db*"))
                 sess = {b: session(srv) for b, srv in srvs.items()}
                 res["floor_ms"] = {b: floor_ms(sess[b], srv.url) for b, srv in srvs.items()}
+                watches = {b: stack.enter_context(servers.MemoryWatch(srv.proc.pid)) for b, srv in srvs.items()}
                 answers = {}
+                res["memory_mib"] = {}
                 for shape, n, (label, query) in ((sh, n, c) for sh in args.shapes for n in args.points
                                                  for c in charts(n).items()):
                         key = chart_key(shape, n, label)
+                        if label == next(iter(charts(n))):
+                            for w in watches.values():
+                                w.mark()
                         times = {b: [] for b in srvs}
                         for _ in range(args.repeat):  # backends alternate, so they share the load
                             for b, srv in srvs.items():
@@ -324,7 +333,38 @@ def compare_backends(args, dist: Path) -> dict:
                         res["charts"][key] = out
                         print(f"  {key:<28} " + "  ".join(f"{b} {out[b]['ms']:7.1f} ms" for b in srvs)
                               + f"  same answer: {out['identical']}", flush=True)
+                        if label == list(charts(n))[-1]:
+                            res["memory_mib"][f"{n} [{shape}] charts"] = {b: w.peak() for b, w in watches.items()}
+                # MLflow's `get-history-bulk-interval` (its UI's sampled history) over HTTP,
+                # the same alternation; the answers of the backends must be the same.
+                res["bulk_interval"] = {}
+                for shape, n, m in ((sh, n, m) for sh in args.shapes for n in args.points for m in BULK_MAX_RESULTS):
+                    for w in watches.values():
+                        w.mark()
+                    times, bodies = {b: [] for b in srvs}, {}
+                    for _ in range(args.repeat):
+                        for b, srv in srvs.items():
+                            t = time.perf_counter()
+                            r = sess[b].get(f"{srv.url}/api/2.0/mlflow/metrics/get-history-bulk-interval",
+                                            params={"run_ids": runs[b][(shape, n)], "metric_key": "loss",
+                                                    "max_results": m}, timeout=600)
+                            r.raise_for_status()
+                            content = r.content
+                            times[b].append((time.perf_counter() - t) * 1000)
+                            bodies[b] = [(p["step"], p["value"], p["timestamp"])
+                                         for p in json.loads(content).get("metrics", [])]
+                    key = f"{n} [{shape}] max_results={m}"
+                    out = {b: {"ms": statistics.median(times[b]), "all_ms": times[b], "points": len(bodies[b]),
+                               "spike": any(v == 100.0 for _, v, _ in bodies[b])} for b in srvs}
+                    first = next(iter(bodies.values()))
+                    out["identical"] = all(x == first for x in bodies.values())
+                    res["bulk_interval"][key] = out
+                    res["memory_mib"][f"{n} [{shape}] bulk-interval max_results={m}"] = {
+                        b: w.peak() for b, w in watches.items()}
+                    print(f"  bulk-interval {key:<36} " + "  ".join(f"{b} {out[b]['ms']:7.1f} ms" for b in srvs)
+                          + f"  same answer: {out['identical']}", flush=True)
             finally:
+                stack.close()
                 for srv in srvs.values():
                     srv.__exit__(None, None, None)
                 if pg:
@@ -360,7 +400,8 @@ def render_backends(res: dict) -> str:
         sizes_txt.append(f"PostgreSQL database {res['pg_db_bytes'] / 2**30:.2f} GiB (after VACUUM ANALYZE)")
     lines = [PG_SECTION, "",
              f"Measured {res['date']} by `bench/chart_bench.py --backends {' '.join(bs)} --points "
-             f"{' '.join(str(n) for n in res['points'])} --repeat {res['repeat']}` ({res['build']}, release build; "
+             f"{' '.join(str(n) for n in res['points'])} --shapes {' '.join(shapes)} --repeat {res['repeat']}` "
+             f"({res['build']}, release build; "
              f"PostgreSQL {res.get('postgres', 'n/a')}, a throwaway cluster of `scripts/pg.sh` with its stock settings; this "
              f"machine: 2 cores shared with other engineers' builds, load average {res['load']['before'][0]:.1f} before, "
              f"{res['load']['after'][0]:.1f} after). Both servers ran at once on fresh stores; the same series (a metric `loss` of "
@@ -389,6 +430,47 @@ def render_backends(res: dict) -> str:
                 z = res["charts"][chart_key(shape, hi, label)][b]["ms"]
                 parts.append(f"{name[b]} **×{z / a:.2f}** ({a:.1f} → {z:.1f} ms)")
             lines.append(f"- {label}{'' if len(shapes) == 1 else ', ' + shape}: " + "; ".join(parts))
+    if res.get("bulk_interval"):
+        lines += ["", "MLflow's `GET /api/2.0/mlflow/metrics/get-history-bulk-interval?run_ids=…&metric_key=loss"
+                  "&max_results=M` over HTTP on the same series (the sample MLflow's own UI draws; 320 is what it "
+                  "asks for, 2,500 the most it may), the backends alternating call by call, "
+                  f"{res['repeat']} calls each, median:", "",
+                  "| series | max_results | points back | " + " | ".join(name[b] for b in bs) +
+                  " | PG / SQLite | spike kept | same answer |",
+                  "|---|---:|---:|" + "---:|" * len(bs) + "---:|---|---|"]
+        for key, c in res["bulk_interval"].items():
+            n, shape, m = key.split(" ", 2)
+            ratio = f"×{c['postgres']['ms'] / c['sqlite']['ms']:.2f}" if {"sqlite", "postgres"} <= set(bs) else "–"
+            first = c[bs[0]]
+            lines.append(f"| {int(n):,} points{'' if len(shapes) == 1 else ', ' + shape.strip('[]')} | "
+                         f"{m.split('=')[1]} | {first['points']:,} | " +
+                         " | ".join(f"**{c[b]['ms']:.1f} ms**" for b in bs) +
+                         f" | {ratio} | {'yes' if first['spike'] else '**no**'} | {'yes' if c['identical'] else '**no**'} |")
+        if len(sizes) >= 2:
+            lo, hi = sizes[0], sizes[-1]
+            parts = []
+            for shape in shapes:
+                for m in BULK_MAX_RESULTS:
+                    k = lambda n: f"{n} [{shape}] max_results={m}"  # noqa: E731
+                    if k(lo) in res["bulk_interval"] and k(hi) in res["bulk_interval"]:
+                        parts.append(f"max_results={m}{'' if len(shapes) == 1 else ', ' + shape}: " + ", ".join(
+                            f"{name[b]} ×{res['bulk_interval'][k(hi)][b]['ms'] / res['bulk_interval'][k(lo)][b]['ms']:.2f}"
+                            for b in bs))
+            lines += ["", f"Growth from {lo:,} to {hi:,} points (target: within ×1.5, under 100 ms at {hi:,}): "
+                      + "; ".join(parts) + "."]
+    if res.get("memory_mib"):
+        lines += ["", "The servers' resident memory while they answered (`/proc/PID/status` sampled every 20 ms, "
+                  "the highest value of each kind during each group of calls, MiB): **anon** is what the process "
+                  "allocated (heap, stacks), **file** the pages of mapped files it touched (the SQLite database, "
+                  "which SQLite reads through `mmap`, and the binary; the kernel drops and re-reads them as memory "
+                  "is needed), **shmem** SQLite's WAL index.", "",
+                  "| calls | " + " | ".join(f"{name[b]}: anon / file / shmem" for b in bs) + " |",
+                  "|---|" + "---:|" * len(bs)]
+        for key, per in res["memory_mib"].items():
+            n, shape, what = key.split(" ", 2)
+            label = f"{int(n):,} points{'' if len(shapes) == 1 else ', ' + shape.strip('[]')}, {what}"
+            lines.append(f"| {label} | " + " | ".join(
+                f"{per[b].get('anon', 0):,.0f} / {per[b].get('file', 0):,.0f} / {per[b].get('shmem', 0):,.0f}" for b in bs) + " |")
     lines.append("")
     return "\n".join(lines)
 

@@ -9,17 +9,19 @@ dist/, whose post-build hook wrote the `.br`/`.gz` copies):
   python bench/cold_load_bench.py [--bin target/release/runlens] [--runs 100000] [--repeat 5]
 
 Seeds `--dir` once as bench/runs_table_bench.py does (one experiment of `--runs` runs,
-written straight into SQLite), then starts the server on a copy of it three times:
-`plain`, the baseline (`--baseline-bin`, `--baseline-dist`: an older build, else this one)
-with `RUNLENS_STATIC_PRECOMPRESSED=0` (dist/ served as it was: no precompressed files, no
-`Cache-Control`); `precompressed`, the baseline as it serves by default; `now`, this build.
-Each time bench/cold_load.mjs opens the experiment's page in `--repeat` new browser
-profiles: cold (empty caches), then warm (the same profile again: the app's files and the
-wasm's compiled code cached), to `tr.run-row` visible. Raw numbers in bench/cold_load_results.json; section "## Cold page
-load (issue 33)" of docs/BENCHMARKS.md unless `--no-write`.
+written straight into SQLite), then starts three servers at once, each on its own copy of
+it: `plain`, the baseline (`--baseline-bin`, `--baseline-dist`: an older build, else this
+one) with `RUNLENS_STATIC_PRECOMPRESSED=0` (dist/ served as it was: no precompressed files,
+no `Cache-Control`); `precompressed`, the baseline as it serves by default; `now`, this
+build. Each of `--repeat` rounds has bench/cold_load.mjs open each one's experiment page
+(the order rotating) in a new browser profile: cold (empty caches), then warm (the same
+profile again: the app's files and the wasm's compiled code cached), to `tr.run-row`
+visible. Raw numbers in bench/cold_load_results.json; section "## Cold page load (issue
+33)" of docs/BENCHMARKS.md unless `--no-write`.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -59,7 +61,8 @@ def wasm_sizes(dist: Path) -> dict:
             "brotli": size(Path(f"{wasm}.br"))}
 
 
-def measure(args, exp: int, label: str) -> dict:
+def server(args, label: str) -> Server:
+    """The server of mode `label` on its own copy of the seeded data dir."""
     data = args.dir / f"data-{label}"
     if data.exists():
         shutil.rmtree(data)
@@ -70,15 +73,31 @@ def measure(args, exp: int, label: str) -> dict:
     argv = [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--data-dir", str(data),
             "--dist", str(dist.resolve())]
     env = {"RUNLENS_LOG": "warn", "RUNLENS_ADMIN_PASSWORD": rtb.PASSWORD, **extra}
-    with Server(f"runlens-{label}", argv, port, args.dir, env=env) as srv:
-        penv = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": rtb.PASSWORD}
-        proc = subprocess.run(["node", str(ROOT / "bench" / "cold_load.mjs"), f"{srv.url}/experiments/{exp}",
-                               str(args.repeat)], capture_output=True, text=True, timeout=1800, env=penv)
-    if proc.returncode != 0:
-        raise RuntimeError(f"cold_load.mjs failed: {(proc.stderr or proc.stdout)[-2000:]}")
-    raw = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(label, json.dumps(raw), flush=True)
-    return raw
+    return Server(f"runlens-{label}", argv, port, args.dir, env=env)
+
+
+def measure(args, exp: int) -> dict:
+    """Every mode's loads: the three servers run at once, and each round loads each mode's
+    page once (cold, then warm) in a rotating order, so a busy stretch of the machine falls
+    on every mode alike and the modes compare within one run."""
+    out = {label: {"cold_ms": [], "warm_ms": [], "wasm": [], "timeline": [], "load1": []} for label in MODES}
+    labels = list(MODES)
+    penv = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": rtb.PASSWORD}
+    with contextlib.ExitStack() as stack:
+        srvs = {label: stack.enter_context(server(args, label)) for label in labels}
+        for i in range(args.repeat):
+            for label in labels[i % len(labels):] + labels[:i % len(labels)]:
+                proc = subprocess.run(["node", str(ROOT / "bench" / "cold_load.mjs"),
+                                       f"{srvs[label].url}/experiments/{exp}", "1"],
+                                      capture_output=True, text=True, timeout=600, env=penv)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"cold_load.mjs failed: {(proc.stderr or proc.stdout)[-2000:]}")
+                raw = json.loads(proc.stdout.strip().splitlines()[-1])
+                for k in ("cold_ms", "warm_ms", "wasm", "timeline"):
+                    out[label][k] += raw[k]
+                out[label]["load1"].append(os.getloadavg()[0])
+                print(f"round {i + 1} {label}: cold {raw['cold_ms'][0]} ms, warm {raw['warm_ms'][0]} ms", flush=True)
+    return out
 
 
 def render(res: dict) -> str:
@@ -94,7 +113,11 @@ def render(res: dict) -> str:
              "`plain`: the baseline with `dist/` served as it was (gzip made on every request, no "
              "`Cache-Control`; `RUNLENS_STATIC_PRECOMPRESSED=0`); `precompressed`: the baseline serving "
              "the build's brotli/gzip copies, hashed files `immutable`, `index.html` `no-cache`; `now`: "
-             f"this build, served the same way. Load average {res['load'][0]:.1f} at the start.", "",
+             "this build, served the same way. The three servers run at once and each round loads each "
+             "one's page in turn (the order rotating), so the modes share the machine's load: load average "
+             f"{res['load'][0]:.1f} at the start, {res.get('load_after', res['load'])[0]:.1f} at the end, "
+             f"{min(min(res[m].get('load1', [res['load'][0]])) for m in MODES):.1f}–"
+             f"{max(max(res[m].get('load1', [res['load'][0]])) for m in MODES):.1f} during.", "",
              "| build, serving | cold (ms) | warm (ms) | wasm on the wire, cold (bytes, encoding) |",
              "|---|---:|---:|---:|"]
     for label in MODES:
@@ -163,8 +186,8 @@ def main() -> None:
     exp = seeded(args)
     res = {"runs": args.runs, "repeat": args.repeat, "load": os.getloadavg(), "wasm": wasm_sizes(args.dist),
            "build": "release" if "release" in args.bin.parts else "debug", "baseline": args.baseline}
-    for label in MODES:
-        res[label] = measure(args, exp, label)
+    res.update(measure(args, exp))
+    res["load_after"] = os.getloadavg()
     RESULTS.write_text(json.dumps(res, indent=1) + "\n")
     text = render(res)
     print(text)

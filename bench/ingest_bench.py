@@ -85,22 +85,61 @@ def client(url: str, token: str | None, exp_id: str, points: int, start_at, seco
 
     c = mlflow.MlflowClient(tracking_uri=url)
     run_id = c.create_run(exp_id).info.run_id
+    http = _time_http_requests()
     steps = points // 10
-    lat, step, errors, done = [], 0, 0, 0
+    lat, parts, step, errors, done = [], [], 0, 0, 0
     start_at = wait_start(start_at)
     end = start_at + seconds
     while time.time() < end:
         now = int(time.time() * 1000)
         batch = [Metric(f"m{k}", (step + s) * 0.001 * (k + 1), now, step + s) for k in range(10) for s in range(steps)]
+        http.clear()
         t0 = time.perf_counter()
         try:
             c.log_batch(run_id, metrics=batch)
             lat.append((time.perf_counter() - t0) * 1000)
+            # (ms inside the HTTP call, the server's own ms from its Server-Timing header)
+            known = bool(http) and all(sv is not None for _, sv in http)
+            parts.append((sum(h for h, _ in http), sum(sv for _, sv in http) if known else None))
             done += time.time() <= end  # only calls answered inside the window count as throughput
         except Exception:  # noqa: BLE001 (counted, reported)
             errors += 1
         step += steps
-    out.put({"latencies": lat, "errors": errors, "points": done * points})
+    out.put({"latencies": lat, "parts": parts, "errors": errors, "points": done * points})
+
+
+def _time_http_requests() -> list:
+    """Wraps the stock client's one HTTP function (`mlflow.utils.rest_utils.http_request`)
+    so that each call appends (ms spent in it, the server's `Server-Timing` ms or None) to
+    the returned list: a call's time then splits into the client's own work before and
+    after the request (building 1,000 `Metric`s and their JSON), the server's time, and the
+    rest of the round trip (the request and answer on the wire, and the client process
+    waiting for a CPU while they do)."""
+    import mlflow.utils.rest_utils as rest  # noqa: PLC0415
+
+    calls = []
+    inner = rest.http_request
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        resp = inner(*args, **kwargs)
+        calls.append(((time.perf_counter() - t) * 1000, server_ms(resp.headers)))
+        return resp
+
+    rest.http_request = timed
+    return calls
+
+
+def server_ms(headers) -> float | None:
+    """The `app;dur=` of a response's `Server-Timing` header, if it has one."""
+    for part in headers.get("Server-Timing", "").split(","):
+        name, _, rest = part.strip().partition(";")
+        if name == "app" and rest.startswith("dur="):
+            try:
+                return float(rest[4:])
+            except ValueError:
+                return None
+    return None
 
 
 def raw_client(url: str, token: str, exp_id: str, points: int, start_at: float, seconds: float, out) -> None:
@@ -194,6 +233,23 @@ def measure(server, exp_id: str, clients: int, points: int, seconds: float, raw:
            "calls": len(lat), "errors": sum(r["errors"] for r in results),
            "p50_ms": pct(lat, 0.5) if lat else None, "p99_ms": pct(lat, 0.99) if lat else None,
            "max_ms": max(lat) if lat else None, "mean_ms": statistics.mean(lat) if lat else None}
+    # Where a stock client's call goes: the client's own work outside the HTTP call, the
+    # server's time (Server-Timing), and the rest of the round trip.
+    calls = [(t, h, sv) for r in results for t, (h, sv) in zip(r["latencies"], r.get("parts", [])) if sv is not None]
+    if calls:
+        client_ms = [t - h for t, h, _ in calls]
+        srv = [sv for _, _, sv in calls]
+        wire = [h - sv for _, h, sv in calls]
+        slow = sorted(calls)[-max(1, len(calls) // 100):]  # the slowest 1 %
+        out["split"] = {
+            "calls": len(calls),
+            "p50_ms": {"client": pct(client_ms, 0.5), "server": pct(srv, 0.5), "wire": pct(wire, 0.5)},
+            "p99_ms": {"client": pct(client_ms, 0.99), "server": pct(srv, 0.99), "wire": pct(wire, 0.99)},
+            "slowest_1pct_mean_ms": {"total": statistics.mean(t for t, _, _ in slow),
+                                     "client": statistics.mean(t - h for t, h, _ in slow),
+                                     "server": statistics.mean(sv for _, _, sv in slow),
+                                     "wire": statistics.mean(h - sv for _, h, sv in slow)},
+        }
     if cpu_roots:
         out["cpu_s"] = {k: cpu1[k] - cpu0[k] for k in cpu_roots}
         out["load1"] = load
@@ -220,6 +276,24 @@ def render(all_results: dict) -> str:
               "queue and a server-side change hardly shows; the light client leaves the server the CPU, so "
               "its rows show how the server serves concurrent writers. Single-client figures vary by about "
               "±15 % from run to run here."]
+    split = [(key.rsplit(" (", 1)[0], r) for key, res in all_results.items() for r in res["runs"] if r.get("split")]
+    if split:
+        lines += ["", "Where a stock client's call goes (builds whose server sends `Server-Timing`): **client** is "
+                  "the client's own work outside the HTTP call (building 1,000 `Metric`s and the request's JSON, "
+                  "reading the answer), **server** the server's time from the request reaching its router to the "
+                  "answer's headers (its `Server-Timing: app;dur=`, whole ms: waiting in the write queue, the "
+                  "commit and its fsync included), **wire** the rest of the HTTP call (sending the body, the "
+                  "answer's transfer, and the client process waiting for a CPU meanwhile). p50 and p99 of each "
+                  "part on its own, and the mean of each part over the slowest 1 % of calls:", "",
+                  "| build | processes | calls | p50: client / server / wire | p99: client / server / wire | "
+                  "slowest 1 %: total = client + server + wire |",
+                  "|---|---:|---:|---|---|---|"]
+        for label, r in split:
+            sp = r["split"]
+            f = lambda d: " / ".join(f"{d[k]:.0f}" for k in ("client", "server", "wire"))  # noqa: E731
+            t = sp["slowest_1pct_mean_ms"]
+            lines.append(f"| {label} | {r['clients']} | {sp['calls']:,} | {f(sp['p50_ms'])} ms | **{f(sp['p99_ms'])} ms** | "
+                         f"{t['total']:.0f} = {t['client']:.0f} + {t['server']:.0f} + {t['wire']:.0f} ms |")
     notes = {k.rsplit(" (", 1)[0]: v for k, v in all_results.items()}
     lines += ["", "Builds: " + "; ".join(f"**{k}**: {v['note']} ({v['date']}, {v['seconds']:.0f} s per level)"
                                            for k, v in notes.items()) + ".", ""]

@@ -371,7 +371,8 @@ def compare(args) -> None:
     gens = {n: generate(i, n) for i, n in enumerate(sizes)}
     with servers.PgCluster(args.pg_dir) as pg:
         res["postgres"] = pg.sql("SHOW server_version")
-        dbs = {"runlens-pg": "runs_runlens", "mlflow-pg": "runs_mlflow"}
+        dbs = {k: v for k, v in {"runlens-pg": "runs_runlens", "mlflow-pg": "runs_mlflow"}.items()
+               if k in args.stores}
         urls = {k: pg.create(v) for k, v in dbs.items()}
 
         def make(store: str) -> Server:
@@ -386,7 +387,7 @@ def compare(args) -> None:
 
         try:
             exps = {}
-            for store in STORES:
+            for store in args.stores:
                 with make(store) as srv:
                     exps[store] = {}
                     for n in sizes:
@@ -424,17 +425,22 @@ def compare(args) -> None:
                 res["seed_s"][store] = time.perf_counter() - t
                 print(f"[seed] {store}: {sum(sizes):,} runs loaded in {res['seed_s'][store]:.0f} s", flush=True)
             res["experiments"] = exps
-            res["db_bytes"] = {"runlens-sqlite": (d / "runlens-sqlite" / "data" / "runlens.db").stat().st_size,
-                               "mlflow-sqlite": (d / "mlflow-sqlite" / "mlflow.db").stat().st_size,
+            files = {"runlens-sqlite": d / "runlens-sqlite" / "data" / "runlens.db",
+                     "mlflow-sqlite": d / "mlflow-sqlite" / "mlflow.db"}
+            res["db_bytes"] = {**{k: f.stat().st_size for k, f in files.items() if k in args.stores},
                                **{k: pg.size(v) for k, v in dbs.items()}}
             with contextlib.ExitStack() as stack:
-                srvs = {store: stack.enter_context(make(store)) for store in STORES}
+                srvs = {store: stack.enter_context(make(store)) for store in args.stores}
                 for n in sizes:
                     for store, srv in srvs.items():
                         exp = exps[store][n]
                         out = {}
                         if store.startswith("runlens"):
-                            out.update(measure_runlens(srv, exp, args.repeat))
+                            # The server's resident memory while it answers this size's
+                            # pages: what it allocated (anon) vs database pages mapped (file).
+                            with servers.MemoryWatch(srv.proc.pid) as mem:
+                                out.update(measure_runlens(srv, exp, args.repeat))
+                                out["memory_mib"] = mem.peak()
                         out.update(measure_search(srv, exp, args.repeat))
                         if not args.no_browser:
                             url = (f"{srv.url}/experiments/{exp}" if store.startswith("runlens")
@@ -447,6 +453,12 @@ def compare(args) -> None:
             for v in dbs.values():
                 pg.drop(v)
     res["load"]["after"] = os.getloadavg()
+    if set(args.stores) != set(STORES):
+        # A subset of the stores: the raw numbers only, beside the full run's.
+        out = PG_RESULTS.with_name(PG_RESULTS.stem + "-" + "-".join(args.stores) + ".json")
+        out.write_text(json.dumps(res, indent=1) + "\n")
+        print(f"wrote {out}")
+        return
     PG_RESULTS.write_text(json.dumps(res, indent=1) + "\n")
     text = render_compare(res)
     print(text)
@@ -520,6 +532,9 @@ def main() -> None:
     p.add_argument("--pg-dir", type=Path, default=servers.pg_dir_default(),
                    help="compare: the throwaway PostgreSQL cluster's dir (scripts/pg.sh start/stop)")
     p.add_argument("--no-write", action="store_true", help="compare: do not rewrite docs/BENCHMARKS.md")
+    p.add_argument("--stores", nargs="+", choices=list(STORES), default=list(STORES),
+                   help="compare: a subset of the stores (then only the raw numbers are written, to "
+                        "bench/runs_table_pg_results-<stores>.json)")
     args = p.parse_args()
     if args.cmd == "compare" and args.dir == DEFAULT_DIR:
         args.dir = ROOT / "target" / "bench-runs-table-compare"

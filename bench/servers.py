@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +41,71 @@ def ensure_mlflow_venv() -> Path:
                     "-r", str(MLFLOW_REQUIREMENTS)], check=True)
     marker.write_text(MLFLOW_REQUIREMENTS.read_text())
     return exe
+
+
+class MemoryWatch:
+    """A process's resident memory, split as Linux counts it (`/proc/PID/status`): `anon`
+    (RssAnon: the heap and stacks, what the process allocated), `file` (RssFile: pages of
+    mapped files, here the SQLite database and the binary, which the kernel may drop and
+    read again) and `shmem` (RssShmem: SQLite's WAL index). A thread samples every
+    `interval` seconds; `peak()` gives the highest of each since `mark()`, in MiB.
+
+    Use as a context manager around the work: `with MemoryWatch(pid) as m: m.mark(); ...;
+    m.peak()`."""
+
+    FIELDS = {"RssAnon:": "anon", "RssFile:": "file", "RssShmem:": "shmem"}
+
+    def __init__(self, pid: int, interval: float = 0.02):
+        self.pid, self.interval = pid, interval
+        self._peak = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def read(self) -> dict:
+        """The current values, MiB."""
+        out = {}
+        with open(f"/proc/{self.pid}/status") as f:
+            for line in f:
+                key = self.FIELDS.get(line.split(None, 1)[0] if line.strip() else "")
+                if key:
+                    out[key] = int(line.split()[1]) / 1024
+        return out
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                now = self.read()
+            except OSError:
+                return
+            with self._lock:
+                for k, v in now.items():
+                    self._peak[k] = max(self._peak.get(k, 0.0), v)
+            self._stop.wait(self.interval)
+
+    def mark(self) -> dict:
+        """Starts a new peak from the current values; returns them."""
+        now = self.read()
+        with self._lock:
+            self._peak = dict(now)
+        return now
+
+    def peak(self) -> dict:
+        """The highest values since `mark()` (one more sample taken first), MiB, rounded."""
+        now = self.read()
+        with self._lock:
+            for k, v in now.items():
+                self._peak[k] = max(self._peak.get(k, 0.0), v)
+            return {k: round(v, 1) for k, v in self._peak.items()}
+
+    def __enter__(self):
+        self.mark()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=2)
 
 
 class Server:
