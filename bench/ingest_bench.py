@@ -300,17 +300,6 @@ def render(all_results: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    doc = DOC.read_text()
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def _postmaster(pg_dir: Path) -> int:
     return int((pg_dir / "data" / "postmaster.pid").read_text().split()[0])
 
@@ -513,7 +502,7 @@ def main() -> None:
     text = render(all_results)
     print(text)
     if not args.no_write:
-        write_section(text)
+        docsection.write_section(DOC, SECTION, text)
 
 
 if __name__ == "__main__":
