@@ -109,7 +109,7 @@ fn summaries(
     models: Vec<LoggedModel>,
 ) -> Result<Vec<LoggedModelSummary>, Error> {
     let ids: Vec<String> = models.iter().map(|m| m.model_id.clone()).collect();
-    let readable = readable_sql(c.dialect(), caller, registrations::REGISTERED_MODEL_ID);
+    let readable = readable_sql(c.engine(), caller, registrations::REGISTERED_MODEL_ID);
     let mut regs = registrations::of_models(c, &readable, &ids)?;
     Ok(models
         .into_iter()

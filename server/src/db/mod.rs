@@ -10,7 +10,7 @@
 //!
 //! A second backend, PostgreSQL ([`pg`]), sits behind the same calls: `?N` placeholders
 //! are translated, values coerced to the inferred parameter types, and the few
-//! constructs that differ are named in [`Dialect`]'s fragments (`crate::store::sql`).
+//! constructs that differ are named in [`Engine`]'s fragments (`crate::store::sql`).
 //!
 //! A leaf module: it depends on nothing else in the crate.
 
@@ -44,7 +44,7 @@ pub use crate::db_params as params;
 
 /// Which SQL engine a connection talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
+pub enum Engine {
     /// Embedded SQLite.
     Sqlite,
     /// PostgreSQL.
@@ -94,10 +94,10 @@ impl Conn {
     }
 
     /// The engine this connection talks to.
-    pub fn dialect(&self) -> Dialect {
+    pub fn engine(&self) -> Engine {
         match self.inner {
-            Inner::Sqlite(_) => Dialect::Sqlite,
-            Inner::Pg(_) => Dialect::Postgres,
+            Inner::Sqlite(_) => Engine::Sqlite,
+            Inner::Pg(_) => Engine::Postgres,
         }
     }
 

@@ -167,7 +167,7 @@ pub fn list_job_runs(
         false => (
             format!(
                 "(j.owner_user_id = ?1 OR j.job_id IN {})",
-                grants::granted_ids(conn.dialect(), grants::JOB, "?1", "?2", 1)
+                grants::granted_ids(conn.engine(), grants::JOB, "?1", "?2", 1)
             ),
             vec![
                 Value::Integer(caller.user_id),

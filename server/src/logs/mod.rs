@@ -293,7 +293,7 @@ impl LogStore {
         let stored = self.read(|conn| {
             let acks = store::ingest_all(conn, &batches)?;
             let newest = store::max_chunk_id(conn)?;
-            if conn.dialect() == crate::db::Dialect::Postgres {
+            if conn.engine() == crate::db::Engine::Postgres {
                 // Committed: wake the other replicas' followers (this one's below). A
                 // failure costs them a wait for their one-second poll, never the batch.
                 let woken = conn.execute(

@@ -3,7 +3,7 @@
 //! Everything SQLite-only is here or in `migrations/`; a PostgreSQL store implements these
 //! functions over the same tables (`bytea` for the blobs).
 
-use crate::db::{params, Behavior, Dialect, OptionalExtension};
+use crate::db::{params, Behavior, Engine, OptionalExtension};
 
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
@@ -61,7 +61,7 @@ pub fn prepare(c: &mut Conn) -> Result<(), Error> {
 /// On PostgreSQL the log tables share the store's database, so their versions are kept in
 /// a table of their own (`logs_schema_migrations`).
 pub fn migrate(c: &mut Conn) -> Result<(), Error> {
-    let pg = c.dialect() == Dialect::Postgres;
+    let pg = c.engine() == Engine::Postgres;
     let table = if pg {
         "logs_schema_migrations"
     } else {
@@ -357,7 +357,7 @@ pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
                  GROUP BY job_run_id
                  ON CONFLICT (job_run_id) DO UPDATE SET expired_through_ms = {}",
                 sql::greatest(
-                    tx.dialect(),
+                    tx.engine(),
                     "log_expiry.expired_through_ms",
                     "excluded.expired_through_ms"
                 )

@@ -208,7 +208,7 @@ pub fn list(conn: &Conn) -> Result<Vec<NodeRecord>, Error> {
 pub fn get_many(conn: &Conn, names: &[String]) -> Result<HashMap<String, NodeRecord>, Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM nodes WHERE name IN {}",
-        json_list(conn.dialect(), "?1")
+        json_list(conn.engine(), "?1")
     ))?;
     let rows = stmt.query_map([json_array(names)?], record)?;
     rows.map(|r| r.map(|n| (n.name.clone(), n)).map_err(Error::from))

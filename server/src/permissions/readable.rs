@@ -8,10 +8,10 @@ use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;
 pub use crate::grants::ReadableSql;
 use crate::grants::{self, EXPERIMENT};
-use crate::store::sql::Dialect;
+use crate::store::sql::Engine;
 
 /// Condition "the caller may read this experiment" over the given columns.
-pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
+pub fn readable_sql(d: Engine, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
     if caller.is_admin {
         return ReadableSql::all();
     }

@@ -8,7 +8,7 @@ use crate::db::Value;
 use super::model::{ModelVersion, RegisteredModel};
 use super::{models, versions};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, like, like_pattern, Dialect};
+use crate::store::sql::{ilike, like, like_pattern, Engine};
 use crate::tracking::filter::{
     check_order_by_len, parse_filter, parse_order_by, Clause, Ident, Literal, Op,
 };
@@ -72,7 +72,7 @@ fn resolve(target: Target, ident: &Ident) -> Result<Field, Error> {
     }
 }
 
-fn compare(d: Dialect, op: Op) -> String {
+fn compare(d: Engine, op: Op) -> String {
     match op {
         Op::Like => like(d).to_string(),
         Op::ILike => ilike(d).to_string(),
@@ -81,7 +81,7 @@ fn compare(d: Dialect, op: Op) -> String {
     }
 }
 
-fn text_value(d: Dialect, c: &Clause) -> Result<Value, Error> {
+fn text_value(d: Engine, c: &Clause) -> Result<Value, Error> {
     match &c.value {
         Literal::Str(s) if c.op == Op::Like => Ok(Value::Text(like_pattern(d, s))),
         Literal::Str(s) => Ok(Value::Text(s.clone())),
@@ -92,7 +92,7 @@ fn text_value(d: Dialect, c: &Clause) -> Result<Value, Error> {
     }
 }
 
-fn compile_clause(d: Dialect, target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Engine, target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let bad_op = || {
         invalid(format!(
             "Invalid comparator '{}' for '{}'",
@@ -315,7 +315,7 @@ pub fn search_models(
         if matches!(c.ident.kind.as_deref(), Some("tag" | "tags")) && c.ident.key == PROMPT_TAG {
             continue;
         }
-        q.and(compile_clause(conn.dialect(), Target::Models, c)?);
+        q.and(compile_clause(conn.engine(), Target::Models, c)?);
     }
     let prompt = format!(
         "EXISTS (SELECT 1 FROM registered_model_tags p \
@@ -355,7 +355,7 @@ pub fn search_versions(
         readable,
     );
     for c in &parse_filter(filter)? {
-        q.and(compile_clause(conn.dialect(), Target::Versions, c)?);
+        q.and(compile_clause(conn.engine(), Target::Versions, c)?);
     }
     let q = q.page(&versions_order(order_by)?, offset, limit);
     let rows: Vec<(i64, ModelVersion)> = conn

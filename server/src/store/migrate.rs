@@ -9,7 +9,7 @@
 //! way SQL cannot say on both backends has a data step in Rust ([`Migration::data`]), run
 //! right after its statements. Never edit a released migration; add the next number.
 
-use crate::db::{params, Behavior, Conn, Dialect};
+use crate::db::{params, Behavior, Conn, Engine};
 
 use crate::util::now_ms;
 use crate::Error;
@@ -170,7 +170,7 @@ pub struct Outcome {
 /// starting together migrate one after the other, and DDL is transactional: a failed
 /// migration leaves nothing behind.
 pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
-    let pg = conn.dialect() == Dialect::Postgres;
+    let pg = conn.engine() == Engine::Postgres;
     let tx = conn.transaction(Behavior::Immediate)?;
     let legacy = !pg && is_legacy(&tx)?;
     tx.execute_batch(&MIGRATIONS_TABLE.replace("INTEGER", if pg { "BIGINT" } else { "INTEGER" }))?;
@@ -215,9 +215,9 @@ pub fn migrate(conn: &mut Conn) -> Result<Outcome, Error> {
 
 /// Runs migration `m`'s statements for the connection's backend, then its data step.
 pub fn apply(c: &Conn, m: &Migration) -> Result<(), Error> {
-    let sql = match c.dialect() {
-        Dialect::Postgres => m.pg,
-        Dialect::Sqlite => m.sql,
+    let sql = match c.engine() {
+        Engine::Postgres => m.pg,
+        Engine::Sqlite => m.sql,
     };
     let failed = |e: &dyn std::fmt::Display| {
         Error::Internal(format!("migration {} ({}): {e}", m.version, m.name))

@@ -175,8 +175,8 @@ impl Store {
     }
 
     /// The engine behind the store.
-    pub fn dialect(&self) -> crate::db::Dialect {
-        self.pool.dialect()
+    pub fn engine(&self) -> crate::db::Engine {
+        self.pool.engine()
     }
 
     /// The log store (`logs.db` beside `runlens.db`).

@@ -49,7 +49,7 @@ pub fn set_tags(
     if rows.is_empty() {
         return Ok(());
     }
-    let d = conn.dialect();
+    let d = conn.engine();
     // `WHERE true`: SQLite reads `ON` after `INSERT ... SELECT ... FROM x` as a join's
     // constraint without it.
     conn.prepare_cached(&format!(

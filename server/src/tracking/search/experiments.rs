@@ -5,7 +5,7 @@ use crate::db::Conn;
 use crate::db::Value;
 
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
+use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Engine};
 use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
 use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use crate::tracking::model::Experiment;
@@ -40,7 +40,7 @@ fn resolve(ident: &Ident, ordering: bool) -> Result<Field, Error> {
     }
 }
 
-fn compile_clause(d: Dialect, c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Engine, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let field = resolve(&c.ident, false)?;
     let numeric = matches!(field, Field::Column(_, true));
     let op_ok = if numeric {
@@ -147,7 +147,7 @@ pub fn search_experiments(
     sql.push_str(&format!(" AND {}", readable.sql));
     let mut params: Vec<Value> = readable.params.clone();
     for clause in parse_filter(filter)? {
-        let (text, values) = compile_clause(conn.dialect(), &clause)?;
+        let (text, values) = compile_clause(conn.engine(), &clause)?;
         sql.push_str(" AND ");
         sql.push_str(&text);
         params.extend(values);
