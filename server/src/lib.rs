@@ -21,7 +21,6 @@ pub mod registry;
 pub mod routes;
 pub mod serve;
 pub mod spa;
-pub mod sqlite;
 pub mod store;
 pub mod tracking;
 pub mod util;

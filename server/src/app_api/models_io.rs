@@ -13,12 +13,12 @@ use axum::Json;
 
 use super::guard::{LoggedModelGuard, RunGuard, READ};
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::models::logged::{self, LoggedModel, ModelMetric};
 use crate::models::{inputs, registrations};
 use crate::permissions::{require_experiment, require_run};
 use crate::registry::grants::readable_sql;
 use crate::registry::logged_tag;
-use crate::store::Conn;
 use crate::tracking::{experiments, runs};
 use crate::{AppState, Error};
 

@@ -11,8 +11,8 @@ use axum::Json;
 use super::guard::{RegisteredModelGuard, READ};
 use super::query::QueryParams;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::registry::{grants, models, versions, ModelVersion, RegisteredModel};
-use crate::store::Conn;
 use crate::tracking::page_token;
 use crate::{AppState, Error};
 

@@ -1,23 +1,29 @@
-//! The database seam: the connection every store-side function takes ([`Conn`]), its
-//! statements ([`Stmt`]), rows ([`Row`]), parameters ([`Params`], [`params!`]), values
-//! ([`Value`], [`ToValue`], [`FromValue`]), transactions ([`Transaction`]) and errors
-//! ([`DbError`]). The API has rusqlite's shape (`prepare_cached`, `query_row`,
-//! `query_map`, `optional()`), so each statement keeps one SQL text, but no type of the
-//! driver crosses it: the rest of the crate names only these types, and a PostgreSQL
-//! backend can sit behind the same calls (docs/POSTGRES-PLAN.md §9). Today the one
-//! backend is embedded SQLite (rusqlite); its connection is reachable only through
-//! [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout).
+//! The database layer, the one module that knows which engine is underneath: the
+//! connection every store-side function takes ([`Conn`]), its statements ([`Stmt`]), rows
+//! ([`Row`]), parameters ([`Params`], [`params!`]), values ([`Value`], [`ToValue`],
+//! [`FromValue`]), transactions ([`Transaction`]), errors ([`DbError`]) and pools
+//! ([`Pool`]). The API has rusqlite's shape (`prepare_cached`, `query_row`, `query_map`,
+//! `optional()`), so each statement keeps one SQL text, but no type of a driver crosses
+//! it: the rest of the crate names only these types.
 //!
-//! A second backend, PostgreSQL ([`pg`]), sits behind the same calls: `?N` placeholders
-//! are translated, values coerced to the inferred parameter types, and the few
-//! constructs that differ are named in [`Engine`]'s fragments (`crate::store::sql`).
+//! Two engines ([`Engine`]) sit behind the same calls:
+//! - embedded SQLite ([`sqlite`]: the pool's connection manager, and what both SQLite
+//!   files, `runlens.db` and `logs.db`, share: the busy timeout, switching to WAL, a pool
+//!   opened over a prepared file); its connection is reachable only through
+//!   [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout);
+//! - PostgreSQL ([`pg`], and its notifications in `pg::notify`): `?N` placeholders are
+//!   translated and values coerced to the inferred parameter types.
 //!
-//! A leaf module: it depends on nothing else in the crate.
+//! The few SQL constructs that differ between the engines are named in [`sql`].
+//!
+//! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
+//! which the SQLite helpers answer with).
 
 mod error;
 mod params;
 pub mod pg;
 mod pool;
+pub mod sql;
 pub mod sqlite;
 mod stmt;
 mod tx;

@@ -15,8 +15,8 @@ mod tests;
 use api_types::{Principal, PrincipalKind};
 
 use crate::auth::Caller;
-use crate::db::{params, Conn, OptionalExtension, ToValue, Value};
-use crate::store::sql::{json_array, json_int_list, Engine};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params, Conn, Engine, OptionalExtension, ToValue, Value};
 use crate::Error;
 
 /// A kind of shared thing: the table of its grants and the column naming the resource.

@@ -75,7 +75,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use r2d2::HandleError;
 use tokio::sync::watch;
 
-use crate::sqlite::{prepared_pool, Conn, LogPoolErrors};
+use crate::db::sqlite::{prepared_pool, LogPoolErrors};
+use crate::db::Conn;
 use crate::Error;
 
 pub use level::Level;
@@ -199,7 +200,7 @@ impl LogStore {
 
     /// [`LogStore::open_file`] with the pool's connection errors going to `errors`. The
     /// file is prepared (WAL, migrations) over one connection before the pool opens
-    /// (`sqlite::prepared_pool`).
+    /// (`db::sqlite::prepared_pool`).
     pub fn open_with(
         path: &Path,
         errors: Box<dyn HandleError<crate::db::DbError>>,

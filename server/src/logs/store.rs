@@ -3,12 +3,12 @@
 //! Everything SQLite-only is here or in `migrations/`; a PostgreSQL store implements these
 //! functions over the same tables (`bytea` for the blobs).
 
-use crate::db::{params, Behavior, Engine, OptionalExtension};
+use crate::db::sqlite::{switch_to_wal, BUSY_TIMEOUT};
+use crate::db::{params, sql, Behavior, Conn, Engine, OptionalExtension};
 
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
 use super::{Ack, Batch, Gap};
-use crate::sqlite::{sql, switch_to_wal, Conn, BUSY_TIMEOUT};
 use crate::util::now_ms;
 use crate::Error;
 

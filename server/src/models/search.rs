@@ -2,11 +2,10 @@
 //! params and tags (AND-ed comparisons), its order_by (attributes or `metrics.<key>`,
 //! nulls last, then newest first and by id) and offset paging. Deleted models never match.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
 use super::logged::{self, LoggedModel, Status, COLUMNS};
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Engine};
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::tracking::filter::{excerpt, parse_filter, Clause, Ident, Literal, Op};
 use crate::Error;
 

@@ -2,13 +2,12 @@
 
 use std::collections::HashMap;
 
-use crate::db::{params, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 use api_types::agent::DriverStatus;
 use api_types::nodes::{GpuIdentity, NodeInfo, NodeSource, RegisterNode};
 
 use super::names::{check_name, check_token, check_url};
-use crate::store::sql::{json_array, json_list};
-use crate::store::Conn;
+use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// The interval assumed for a node that reports none (an admin added it by hand).

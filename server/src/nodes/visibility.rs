@@ -9,8 +9,8 @@ use api_types::Principal;
 use super::names::not_found;
 use super::registry::{self, NodeRecord};
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::grants::{self, NODE};
-use crate::store::Conn;
 use crate::Error;
 
 /// The stored level of a node grant: watch its GPUs.

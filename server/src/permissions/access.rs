@@ -6,7 +6,7 @@ use api_types::{Grant, Level, Principal, PrincipalKind};
 
 use super::levels::level_from_db;
 use super::rules::{scope, Scope, SHARED_PREFIX, USERS_PREFIX};
-use crate::store::sql::contains;
+use crate::db::sql::contains;
 use crate::Error;
 
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.

@@ -2,13 +2,12 @@
 //! `tags.<key>`; for versions also `run_id`, `source_path`, `version_number`) and order_by,
 //! compiled to parameterised SQL, restricted to what the caller may read.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
 use super::model::{ModelVersion, RegisteredModel};
 use super::{models, versions};
+use crate::db::sql::{ilike, like, like_pattern};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, like, like_pattern, Engine};
 use crate::tracking::filter::{
     check_order_by_len, parse_filter, parse_order_by, Clause, Ident, Literal, Op,
 };
@@ -137,7 +136,7 @@ fn compile_clause(d: Engine, target: Target, c: &Clause) -> Result<(String, Vec<
                 Ok((
                     format!(
                         "coalesce({col}, '') {not}IN {}",
-                        crate::store::sql::json_list(d, "?")
+                        crate::db::sql::json_list(d, "?")
                     ),
                     vec![Value::Text(json)],
                 ))

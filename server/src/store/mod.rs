@@ -1,8 +1,8 @@
 //! The embedded SQLite store: versioned migrations, a connection pool, and the
 //! blocking-call bridge that handlers use (`store.call(|conn| ...).await`). The SQL lives
 //! with the modules that own the tables (`tracking`, `auth`'s store files, `permissions`);
-//! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s, the
-//! migrations, and [`sql`], the named SQLite-only fragments that store-side modules use.
+//! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s and the
+//! migrations; the fragments that differ by engine are in `crate::db::sql`.
 
 pub mod copy;
 pub mod group_write;
@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use r2d2::HandleError;
 
-pub use crate::sqlite::{sql, Conn};
 pub use migrate::{apply, migrate, Migration, Outcome, MIGRATIONS};
 
 use group_write::GroupWriter;
 
-use crate::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
+use crate::db::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
+use crate::db::Conn;
 
 use crate::error::Error;
 

@@ -4,8 +4,8 @@
 //! every run's rows. Keys are only ever added: a deleted tag or run leaves its key listed
 //! (as MLflow's UI does); its column then shows empty cells.
 
+use crate::db::sql::{json_array, json_list};
 use crate::db::{params, Conn, Engine};
-use crate::store::sql::{json_array, json_list};
 
 use crate::Error;
 

@@ -11,7 +11,7 @@ use super::model::{to_stored, Metric, Point, RunInfo};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
-use crate::store::sql::{json_array, json_list, json_pairs};
+use crate::db::sql::{json_array, json_list, json_pairs};
 use crate::Error;
 
 /// A log-batch request (also used for the single-item calls).

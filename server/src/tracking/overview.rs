@@ -3,12 +3,12 @@
 //! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
 //! condition or is the caller's (see `app_api`).
 
-use crate::db::{Conn, OptionalExtension};
+use crate::db::{Conn, Engine, OptionalExtension};
 use api_types as json;
 
 use super::columns::{column_keys, ColumnKind};
+use crate::db::sql::greatest;
 use crate::permissions::ReadableSql;
-use crate::store::sql::{greatest, Engine};
 use crate::Error;
 
 /// The tag MLflow uses to nest a run under its parent.

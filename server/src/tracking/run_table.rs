@@ -8,7 +8,7 @@ use crate::db::Conn;
 use api_types as json;
 
 use super::overview::PARENT_TAG;
-use crate::store::sql::{json_array, json_list};
+use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// Rows for `ids` in that order, with the requested columns filled.

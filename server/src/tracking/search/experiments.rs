@@ -1,11 +1,10 @@
 //! Experiments search: MLflow's experiments filter grammar (`name`, `creation_time`,
 //! `last_update_time`, `tags.<key>`) and order_by, compiled to parameterised SQL.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Engine};
 use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
 use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use crate::tracking::model::Experiment;

@@ -1,14 +1,12 @@
 //! Runs search: MLflow filter strings and order_by clauses compiled to parameterised SQL
 //! over `runs` (user values are always bound, never spliced into the SQL text).
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, OptionalExtension, Value};
 
 use super::fields::Field;
 use super::order::{after, terms, Order, Ranked};
 use super::{cursor, order, Sql};
-use crate::db::OptionalExtension;
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Engine};
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
 use crate::Error;
@@ -140,13 +138,8 @@ pub fn search_run_page(
     let want = limit.saturating_add(1);
     let ranked = match &order.ranked {
         Some(r) if !window => {
-            let per_run = matching_as(
-                conn.engine(),
-                experiment_ids,
-                filter,
-                view,
-                Lookups::PerRun,
-            )?;
+            let per_run =
+                matching_as(conn.engine(), experiment_ids, filter, view, Lookups::PerRun)?;
             ranked_rows(conn, &order, r, &per_run, at.as_deref(), want)?
         }
         _ => None,

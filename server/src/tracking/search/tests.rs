@@ -311,7 +311,7 @@ fn many() -> (tempfile::TempDir, Store, i64) {
 #[test]
 fn ranked_pages_equal_the_one_statement_order() {
     use super::{order, runs, search_run_page, RunQuery};
-    use crate::store::sql::Engine;
+    use crate::db::Engine;
     let (_dir, store, exp) = many();
     let orders: [&[&str]; 8] = [
         &["metrics.loss ASC"],

@@ -2,9 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::db::Value;
-use crate::db::{params, params_from_iter, Conn, Engine, OptionalExtension, Row, Stmt};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params, params_from_iter, Conn, Engine, OptionalExtension, Row, Stmt, Value};
 
 use super::block::Block;
 use crate::Error;

@@ -12,8 +12,8 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use crate::db::sql::{json_array, json_int_list};
 use crate::db::{params, params_from_iter, Conn, Engine, Value};
-use crate::store::sql::{json_array, json_int_list};
 use crate::tracking::model::to_stored;
 use crate::Error;
 use api_types as json;

@@ -45,7 +45,7 @@ use super::chunks;
 use super::downsample::{Reduced, Viewport, M4};
 use super::parallel::{self, split_read, SPLIT_AT};
 use super::straddle::{Known, Straddle};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
 use crate::tracking::model::from_stored;
 use crate::Error;
 use api_types as json;

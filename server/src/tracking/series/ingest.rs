@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
+use crate::db::sql::{json_array, json_int_list};
 use crate::db::{params_from_iter, Conn, Engine, Value};
-use crate::store::sql::{json_array, json_int_list};
 use api_types as json;
 
 use super::block::{next_level, point_order, Block, LEVELS, LEVEL_STEP, MIN_LEVEL};

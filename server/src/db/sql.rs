@@ -6,9 +6,7 @@
 
 use serde::Serialize;
 
-pub use crate::db::Engine;
-
-use crate::db::Value;
+use super::{Engine, Value};
 
 use crate::Error;
 
