@@ -14,12 +14,15 @@
 //! - PostgreSQL ([`pg`], and its notifications in `pg::notify`): `?N` placeholders are
 //!   translated and values coerced to the inferred parameter types.
 //!
-//! The few SQL constructs that differ between the engines are named in [`sql`].
+//! The few SQL constructs that differ between the engines are named in [`sql`]; the
+//! schema migrations of every database runlens keeps run through [`migrate`].
 //!
 //! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
-//! which the SQLite helpers answer with).
+//! which the SQLite helpers and the migrations answer with) and its clock (`util::now_ms`,
+//! when a migration is recorded).
 
 mod error;
+pub mod migrate;
 mod params;
 pub mod pg;
 mod pool;

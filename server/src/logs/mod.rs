@@ -162,11 +162,6 @@ pub struct LogStore {
     live: Arc<watch::Sender<Newest>>,
 }
 
-/// Migrates the log tables in the store's PostgreSQL database.
-pub fn migrate_store(conn: &mut Conn) -> Result<(), Error> {
-    store::migrate(conn)
-}
-
 /// Where an ingested batch's outcome is left for its sender.
 type Slot = Mutex<Option<Result<Ack, Error>>>;
 
@@ -213,8 +208,8 @@ impl LogStore {
         })
     }
 
-    /// The log tables in the store's PostgreSQL database (already migrated, see
-    /// [`migrate_store`]), over the store's pool. Followers here are woken by the ingests
+    /// The log tables in the store's PostgreSQL database (already migrated with
+    /// `store::SCHEMA`), over the store's pool. Followers here are woken by the ingests
     /// of every replica: each commit is announced on [`CHANNEL`] (returns once listening).
     pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
         let live = Arc::new(watch::Sender::new(Newest::default()));
