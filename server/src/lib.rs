@@ -22,7 +22,6 @@ pub mod routes;
 pub mod serve;
 mod server_timing;
 pub mod spa;
-pub mod sqlite;
 pub mod store;
 pub mod tracking;
 pub mod util;

@@ -37,7 +37,7 @@ pub async fn list_experiments(
         )));
     }
     let readable = crate::permissions::readable_sql(
-        state.store.dialect(),
+        state.store.engine(),
         &caller,
         "e.experiment_id",
         "e.name",

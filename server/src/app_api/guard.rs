@@ -12,10 +12,10 @@ use axum::http::request::Parts;
 use super::query::experiment_id;
 use crate::auth::node_credentials::NodeAgent;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::jobs::{self, AttemptRef};
 use crate::permissions::{require_experiment, require_run};
 use crate::routes::{Access, AppPolicy, RouteSpec};
-use crate::store::Conn;
 use crate::{AppState, Error};
 
 /// Level constants for the guards' parameter.

@@ -15,10 +15,10 @@ use axum::response::{IntoResponse, Response};
 use super::guard::LogsGuard;
 use super::logs::{filter_of, log_query};
 use super::query::QueryParams;
+use crate::db::Conn;
 use crate::downloads::Steps;
 use crate::logs::query::{self, Filter, Scan};
 use crate::logs::{wire, Level, LogStore};
-use crate::sqlite::Conn;
 use crate::tracking::runs;
 use crate::{AppState, Error};
 

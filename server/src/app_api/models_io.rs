@@ -13,12 +13,12 @@ use axum::Json;
 
 use super::guard::{LoggedModelGuard, RunGuard, READ};
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::models::logged::{self, LoggedModel, ModelMetric};
 use crate::models::{inputs, registrations};
 use crate::permissions::{require_experiment, require_run};
 use crate::registry::grants::readable_sql;
 use crate::registry::logged_tag;
-use crate::store::Conn;
 use crate::tracking::{experiments, runs};
 use crate::{AppState, Error};
 
@@ -109,7 +109,7 @@ fn summaries(
     models: Vec<LoggedModel>,
 ) -> Result<Vec<LoggedModelSummary>, Error> {
     let ids: Vec<String> = models.iter().map(|m| m.model_id.clone()).collect();
-    let readable = readable_sql(c.dialect(), caller, registrations::REGISTERED_MODEL_ID);
+    let readable = readable_sql(c.engine(), caller, registrations::REGISTERED_MODEL_ID);
     let mut regs = registrations::of_models(c, &readable, &ids)?;
     Ok(models
         .into_iter()

@@ -11,8 +11,8 @@ use axum::Json;
 use super::guard::{RegisteredModelGuard, READ};
 use super::query::QueryParams;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::registry::{grants, models, versions, ModelVersion, RegisteredModel};
-use crate::store::Conn;
 use crate::tracking::page_token;
 use crate::{AppState, Error};
 
@@ -74,7 +74,7 @@ pub async fn list_registered_models(
 ) -> Result<Json<RegisteredModelList>, Error> {
     let needle = query.get("q").unwrap_or("").to_string();
     let offset = page_token::decode(query.get("page_token"))?;
-    let readable = grants::readable_sql(state.store.dialect(), &caller, "r.registered_model_id");
+    let readable = grants::readable_sql(state.store.engine(), &caller, "r.registered_model_id");
     let (models, more) = state
         .store
         .call(move |c| {

@@ -1,7 +1,7 @@
 //! The run page's overview (`GET /runs/{id}`): attributes, params, tags, latest metrics,
 //! and the parent and child runs linked by the `mlflow.parentRunId` tag.
 
-use crate::store::Conn;
+use crate::db::Conn;
 use api_types as json;
 use api_types::Level;
 use axum::extract::State;

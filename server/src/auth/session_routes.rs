@@ -13,7 +13,7 @@ use super::resolve::{check_password, load_caller};
 use super::secret::constant_time_eq;
 use super::sessions::{self, ABSOLUTE_TIMEOUT_MS, COOKIE_NAME};
 use super::{groups, AuthMethod, AuthSettings, Caller};
-use crate::store::Conn;
+use crate::db::Conn;
 use crate::{AppState, Error};
 
 /// `POST /api/v1/session`: checks the password and starts a session. Only JSON from

@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 
 use super::{tokens, users, Caller};
-use crate::store::Conn;
+use crate::db::Conn;
 use crate::{AppState, Error};
 
 /// `?user=` on token routes.

@@ -43,7 +43,7 @@ enum TokenCommand {
     },
 }
 
-fn user_id(c: &server::store::Conn, username: &str) -> Result<i64, server::Error> {
+fn user_id(c: &server::db::Conn, username: &str) -> Result<i64, server::Error> {
     users::find_user_id(c, username)?
         .ok_or_else(|| server::Error::NotFound(format!("User '{username}' does not exist.")))
 }
@@ -107,7 +107,7 @@ fn unreachable_args() -> Result<i64, server::Error> {
     ))
 }
 
-fn by_name(c: &server::store::Conn, uid: i64, name: &str) -> Result<i64, server::Error> {
+fn by_name(c: &server::db::Conn, uid: i64, name: &str) -> Result<i64, server::Error> {
     let matching: Vec<i64> = tokens::list_tokens(c, uid)?
         .into_iter()
         .filter(|t| t.name == name)

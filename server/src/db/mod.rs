@@ -1,23 +1,32 @@
-//! The database seam: the connection every store-side function takes ([`Conn`]), its
-//! statements ([`Stmt`]), rows ([`Row`]), parameters ([`Params`], [`params!`]), values
-//! ([`Value`], [`ToValue`], [`FromValue`]), transactions ([`Transaction`]) and errors
-//! ([`DbError`]). The API has rusqlite's shape (`prepare_cached`, `query_row`,
-//! `query_map`, `optional()`), so each statement keeps one SQL text, but no type of the
-//! driver crosses it: the rest of the crate names only these types, and a PostgreSQL
-//! backend can sit behind the same calls (docs/POSTGRES-PLAN.md §9). Today the one
-//! backend is embedded SQLite (rusqlite); its connection is reachable only through
-//! [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout).
+//! The database layer, the one module that knows which engine is underneath: the
+//! connection every store-side function takes ([`Conn`]), its statements ([`Stmt`]), rows
+//! ([`Row`]), parameters ([`Params`], [`params!`]), values ([`Value`], [`ToValue`],
+//! [`FromValue`]), transactions ([`Transaction`]), errors ([`DbError`]) and pools
+//! ([`Pool`]). The API has rusqlite's shape (`prepare_cached`, `query_row`, `query_map`,
+//! `optional()`), so each statement keeps one SQL text, but no type of a driver crosses
+//! it: the rest of the crate names only these types.
 //!
-//! A second backend, PostgreSQL ([`pg`]), sits behind the same calls: `?N` placeholders
-//! are translated, values coerced to the inferred parameter types, and the few
-//! constructs that differ are named in [`Dialect`]'s fragments (`crate::store::sql`).
+//! Two engines ([`Engine`]) sit behind the same calls:
+//! - embedded SQLite ([`sqlite`]: the pool's connection manager, and what both SQLite
+//!   files, `runlens.db` and `logs.db`, share: the busy timeout, switching to WAL, a pool
+//!   opened over a prepared file); its connection is reachable only through
+//!   [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout);
+//! - PostgreSQL ([`pg`], and its notifications in `pg::notify`): `?N` placeholders are
+//!   translated and values coerced to the inferred parameter types.
 //!
-//! A leaf module: it depends on nothing else in the crate.
+//! The few SQL constructs that differ between the engines are named in [`sql`]; the
+//! schema migrations of every database runlens keeps run through [`migrate`].
+//!
+//! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
+//! which the SQLite helpers and the migrations answer with) and its clock (`util::now_ms`,
+//! when a migration is recorded).
 
 mod error;
+pub mod migrate;
 mod params;
 pub mod pg;
 mod pool;
+pub mod sql;
 pub mod sqlite;
 mod stmt;
 mod tx;
@@ -44,7 +53,7 @@ pub use crate::db_params as params;
 
 /// Which SQL engine a connection talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
+pub enum Engine {
     /// Embedded SQLite.
     Sqlite,
     /// PostgreSQL.
@@ -94,10 +103,10 @@ impl Conn {
     }
 
     /// The engine this connection talks to.
-    pub fn dialect(&self) -> Dialect {
+    pub fn engine(&self) -> Engine {
         match self.inner {
-            Inner::Sqlite(_) => Dialect::Sqlite,
-            Inner::Pg(_) => Dialect::Postgres,
+            Inner::Sqlite(_) => Engine::Sqlite,
+            Inner::Pg(_) => Engine::Postgres,
         }
     }
 

@@ -4,7 +4,7 @@ use std::ops::{Deref, DerefMut};
 
 use super::pg::PgPool;
 use super::sqlite::{Manager, SqlitePool};
-use super::{Conn, DbError, Dialect, Result};
+use super::{Conn, DbError, Engine, Result};
 
 /// The store's connection pool, SQLite's or PostgreSQL's.
 #[derive(Clone, Debug)]
@@ -39,10 +39,10 @@ impl Pool {
     }
 
     /// The engine behind the pool.
-    pub fn dialect(&self) -> Dialect {
+    pub fn engine(&self) -> Engine {
         match self {
-            Pool::Sqlite(_) => Dialect::Sqlite,
-            Pool::Pg(_) => Dialect::Postgres,
+            Pool::Sqlite(_) => Engine::Sqlite,
+            Pool::Pg(_) => Engine::Postgres,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::ops::Deref;
 
-use super::{Conn, Dialect, Result};
+use super::{Conn, Engine, Result};
 
 /// PostgreSQL: begin, then wait for the one write turn (an advisory lock held until the
 /// transaction ends). The key is arbitrary but fixed: "runlens" in ASCII.
@@ -55,14 +55,14 @@ pub struct Transaction<'c> {
 
 impl<'c> Transaction<'c> {
     pub(super) fn begin(conn: &'c Conn, behavior: Behavior) -> Result<Self> {
-        conn.execute_batch(match (conn.dialect(), behavior) {
-            (Dialect::Sqlite, Behavior::Deferred) => "BEGIN DEFERRED",
-            (Dialect::Sqlite, Behavior::Immediate) => "BEGIN IMMEDIATE",
+        conn.execute_batch(match (conn.engine(), behavior) {
+            (Engine::Sqlite, Behavior::Deferred) => "BEGIN DEFERRED",
+            (Engine::Sqlite, Behavior::Immediate) => "BEGIN IMMEDIATE",
             // One snapshot for every statement, as SQLite's read transaction gives.
-            (Dialect::Postgres, Behavior::Deferred) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+            (Engine::Postgres, Behavior::Deferred) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
             // SQLite's single writer, across every replica: the store's code reads,
             // decides and writes inside one transaction (docs/POSTGRES-PLAN.md §5.1).
-            (Dialect::Postgres, Behavior::Immediate) => WRITE_LOCK,
+            (Engine::Postgres, Behavior::Immediate) => WRITE_LOCK,
         })?;
         Ok(Transaction { conn, open: true })
     }
@@ -72,9 +72,9 @@ impl<'c> Transaction<'c> {
     /// inserted idempotently): on PostgreSQL such writes to different runs run at once,
     /// from any replica (see [`narrow_lock`]); on SQLite it is [`Behavior::Immediate`].
     pub(super) fn begin_for_runs(conn: &'c Conn, keys: &[i32]) -> Result<Self> {
-        match conn.dialect() {
-            Dialect::Sqlite => Self::begin(conn, Behavior::Immediate),
-            Dialect::Postgres => {
+        match conn.engine() {
+            Engine::Sqlite => Self::begin(conn, Behavior::Immediate),
+            Engine::Postgres => {
                 conn.execute_batch(&narrow_lock(keys))?;
                 Ok(Transaction { conn, open: true })
             }

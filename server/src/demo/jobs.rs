@@ -11,10 +11,10 @@ use super::job_logs::{self, Attempt};
 use super::llm::{self, expected_loss, JobRuns};
 use super::writer::Timeline;
 use super::{people, DEMO_NODES, MINUTE, SEED};
+use crate::db::Conn;
 use crate::jobs::{self, link_attempt, NewJobRun};
 use crate::logs::{Batch, NewLine};
 use crate::permissions::caller_for;
-use crate::store::Conn;
 use crate::{Error, Store};
 
 /// The job whose first attempt failed and whose retry succeeded.

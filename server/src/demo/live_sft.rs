@@ -25,10 +25,10 @@ use super::system::{node_prefix, sample, INTERVAL_MS};
 #[cfg(doc)]
 use super::{llm::RUNNING_MAX_STEPS, DEMO_NODE_GPUS};
 use super::{people, SEED};
+use crate::db::Conn;
 use crate::jobs::{self, AttemptRef};
 use crate::live::{BatchWatch, LiveBus, LiveEvent};
 use crate::logs::{Batch as LogBatch, NewLine};
-use crate::store::Conn;
 use crate::tracking::experiments::find_id_by_name;
 use crate::tracking::log_batch::{log_batch, Batch};
 use crate::tracking::model::{Metric, Point, RunInfo, RunStatus};

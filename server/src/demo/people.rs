@@ -4,7 +4,7 @@
 //! only Shared experiments (and the Default one) and her own. Idempotent: existing users, memberships and
 //! grants are left as they are or re-set to the same values.
 
-use crate::store::Conn;
+use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
 
 use crate::auth::{groups, users};

@@ -2,7 +2,7 @@
 //! domain's functions (the ones behind the MLflow API: `runs::create`, `log_batch`, ...),
 //! inside the caller's transaction. Only the values and times are the demo's own.
 
-use crate::store::Conn;
+use crate::db::Conn;
 
 use super::curves::Noise;
 use crate::tracking::experiments;

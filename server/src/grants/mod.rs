@@ -15,8 +15,8 @@ mod tests;
 use api_types::{Principal, PrincipalKind};
 
 use crate::auth::Caller;
-use crate::db::{params, Conn, OptionalExtension, ToValue, Value};
-use crate::store::sql::{json_array, json_int_list, Dialect};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params, Conn, Engine, OptionalExtension, ToValue, Value};
 use crate::Error;
 
 /// A kind of shared thing: the table of its grants and the column naming the resource.
@@ -113,7 +113,7 @@ pub fn held(conn: &Conn, kind: Kind, id: &dyn ToValue, caller: &Caller) -> Resul
               OR (principal_kind = 'group' AND principal_id IN {groups}))",
         table = kind.table,
         id_col = kind.id_col,
-        groups = json_int_list(conn.dialect(), "?3"),
+        groups = json_int_list(conn.engine(), "?3"),
     );
     let (best, blocked): (Option<i64>, Option<i64>) = conn.prepare_cached(&sql)?.query_row(
         params![id, caller.user_id, json_array(&caller.group_ids)?],
@@ -127,7 +127,7 @@ pub fn held(conn: &Conn, kind: Kind, id: &dyn ToValue, caller: &Caller) -> Resul
 
 /// A subquery of the ids of `kind` on which the principal bound at `user` (a user id) or
 /// any group in the JSON list bound at `groups` holds at least `min_level`.
-pub fn granted_ids(d: Dialect, kind: Kind, user: &str, groups: &str, min_level: i64) -> String {
+pub fn granted_ids(d: Engine, kind: Kind, user: &str, groups: &str, min_level: i64) -> String {
     format!(
         "(SELECT g.{id_col} FROM {table} g
            WHERE g.level >= {min_level}
@@ -154,7 +154,7 @@ pub fn blocked_sql(kind: Kind, id_col: &str) -> String {
 /// Condition "the caller holds at least `min_level` on the resource in column `id_col`",
 /// with bare `?` placeholders (administrators: every row).
 pub fn granted_sql(
-    d: Dialect,
+    d: Engine,
     kind: Kind,
     caller: &Caller,
     id_col: &str,

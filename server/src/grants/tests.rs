@@ -76,7 +76,7 @@ fn one_module_answers_for_every_kind() {
             assert_eq!(level_of(c, NODE, &name, &user("alice"))?, Some(1));
             // The list condition: alice sees n1 only; carol nothing.
             let visible = |who: &Caller| -> Result<Vec<String>, Error> {
-                let cond = granted_sql(c.dialect(), NODE, who, "name", 1);
+                let cond = granted_sql(c.engine(), NODE, who, "name", 1);
                 let sql = format!("SELECT name FROM nodes WHERE {} ORDER BY name", cond.sql);
                 let mut stmt = c.prepare(&sql)?;
                 let rows = stmt

@@ -8,9 +8,9 @@ use api_types::{JobRunStatus, Level};
 use super::attempts::{attempts, latest_attempt_run, set_nodes_tag};
 use super::{nodes, status, status_from_db};
 use crate::auth::Caller;
+use crate::db::sql::json_array;
 use crate::grants;
 use crate::permissions::require_experiment;
-use crate::store::sql::json_array;
 use crate::tracking::model::RunStatus;
 use crate::util::now_ms;
 use crate::Error;
@@ -167,7 +167,7 @@ pub fn list_job_runs(
         false => (
             format!(
                 "(j.owner_user_id = ?1 OR j.job_id IN {})",
-                grants::granted_ids(conn.dialect(), grants::JOB, "?1", "?2", 1)
+                grants::granted_ids(conn.engine(), grants::JOB, "?1", "?2", 1)
             ),
             vec![
                 Value::Integer(caller.user_id),

@@ -9,7 +9,7 @@ use api_types::workspace::LivePoints;
 use api_types::{LatestMetric, SeriesPoint, F64};
 
 use super::{LiveBus, LiveEvent};
-use crate::store::Conn;
+use crate::db::Conn;
 use crate::tracking::log_batch::Logged;
 use crate::tracking::model::Metric;
 use crate::tracking::runs;

@@ -75,7 +75,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use r2d2::HandleError;
 use tokio::sync::watch;
 
-use crate::sqlite::{prepared_pool, Conn, LogPoolErrors};
+use crate::db::sqlite::{prepared_pool, LogPoolErrors};
+use crate::db::Conn;
 use crate::Error;
 
 pub use level::Level;
@@ -161,11 +162,6 @@ pub struct LogStore {
     live: Arc<watch::Sender<Newest>>,
 }
 
-/// Migrates the log tables in the store's PostgreSQL database.
-pub fn migrate_store(conn: &mut Conn) -> Result<(), Error> {
-    store::migrate(conn)
-}
-
 /// Where an ingested batch's outcome is left for its sender.
 type Slot = Mutex<Option<Result<Ack, Error>>>;
 
@@ -199,7 +195,7 @@ impl LogStore {
 
     /// [`LogStore::open_file`] with the pool's connection errors going to `errors`. The
     /// file is prepared (WAL, migrations) over one connection before the pool opens
-    /// (`sqlite::prepared_pool`).
+    /// (`db::sqlite::prepared_pool`).
     pub fn open_with(
         path: &Path,
         errors: Box<dyn HandleError<crate::db::DbError>>,
@@ -212,8 +208,8 @@ impl LogStore {
         })
     }
 
-    /// The log tables in the store's PostgreSQL database (already migrated, see
-    /// [`migrate_store`]), over the store's pool. Followers here are woken by the ingests
+    /// The log tables in the store's PostgreSQL database (already migrated with
+    /// `store::SCHEMA`), over the store's pool. Followers here are woken by the ingests
     /// of every replica: each commit is announced on [`CHANNEL`] (returns once listening).
     pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
         let live = Arc::new(watch::Sender::new(Newest::default()));
@@ -293,7 +289,7 @@ impl LogStore {
         let stored = self.read(|conn| {
             let acks = store::ingest_all(conn, &batches)?;
             let newest = store::max_chunk_id(conn)?;
-            if conn.dialect() == crate::db::Dialect::Postgres {
+            if conn.engine() == crate::db::Engine::Postgres {
                 // Committed: wake the other replicas' followers (this one's below). A
                 // failure costs them a wait for their one-second poll, never the batch.
                 let woken = conn.execute(

@@ -19,7 +19,7 @@ use super::chunk::{self, ChunkError, Decoded, Grams};
 use super::level::Level;
 use super::store::{self, ChunkFilter, ChunkMeta, ChunkOrder};
 use super::Stream;
-use crate::sqlite::Conn;
+use crate::db::Conn;
 use crate::Error;
 
 /// Chunk summaries read per query while scanning.

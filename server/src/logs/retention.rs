@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::store::{self, Purged};
 use super::LogStore;
-use crate::db::{params, Conn, Dialect};
+use crate::db::{params, Conn, Engine};
 use crate::util::now_ms;
 use crate::Error;
 
@@ -43,7 +43,7 @@ pub fn purge(logs: &LogStore, days: u32, now_ms: i64) -> Result<Purged, Error> {
 /// same PostgreSQL database claimed a purge to a cut at most half [`EVERY`] before this one
 /// (`None`: skipped). On SQLite, where one server owns the files, it always runs.
 pub fn purge_once(c: &mut Conn, cut: i64) -> Result<Option<Purged>, Error> {
-    if c.dialect() == Dialect::Postgres && !claim(c, cut)? {
+    if c.engine() == Engine::Postgres && !claim(c, cut)? {
         return Ok(None);
     }
     store::purge_older_than(c, cut).map(Some)

@@ -3,13 +3,13 @@
 //! Everything SQLite-only is here or in `migrations/`; a PostgreSQL store implements these
 //! functions over the same tables (`bytea` for the blobs).
 
-use crate::db::{params, Behavior, Dialect, OptionalExtension};
+use crate::db::migrate::{self, Migration, MigrationSet};
+use crate::db::sqlite::{switch_to_wal, BUSY_TIMEOUT};
+use crate::db::{params, sql, Behavior, Conn, Engine, OptionalExtension};
 
 use super::chunk::{self, LineRef};
 use super::level::LevelParser;
 use super::{Ack, Batch, Gap};
-use crate::sqlite::{sql, switch_to_wal, Conn, BUSY_TIMEOUT};
-use crate::util::now_ms;
 use crate::Error;
 
 /// Longest node label, in bytes.
@@ -24,13 +24,35 @@ pub const MAX_BATCH_LINES: usize = 100_000;
 /// Most text in one batch, in bytes (a chunk's uncompressed size must fit in 32 bits).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
 
-/// The logs database's migrations, in order (version = place + 1).
-/// Each is `(name, SQLite, PostgreSQL)`.
-const MIGRATIONS: &[(&str, &str, &str)] = &[(
-    "logs",
-    include_str!("migrations/0001_logs.sql"),
-    include_str!("migrations/postgres/0001_logs.sql"),
-)];
+/// The logs database's migrations, in order (`migrations/`, with the PostgreSQL twins in
+/// `migrations/postgres/`).
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "logs",
+    sql: include_str!("migrations/0001_logs.sql"),
+    pg: include_str!("migrations/postgres/0001_logs.sql"),
+    data: None,
+}];
+
+/// The logs database's migrations and their bookkeeping table, for
+/// [`crate::db::migrate::run`].
+pub(crate) const SCHEMA: MigrationSet = MigrationSet {
+    what: "logs database",
+    step: "logs migration",
+    table: versions_table,
+    migrations: MIGRATIONS,
+    legacy_table: None,
+};
+
+/// Where the applied versions are recorded: `schema_migrations` in `logs.db`; on
+/// PostgreSQL the log tables share the store's database, so they have a table of their own
+/// there (`logs_schema_migrations`).
+fn versions_table(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "schema_migrations",
+        Engine::Postgres => "logs_schema_migrations",
+    }
+}
 
 /// Per-connection settings: the busy timeout first; `synchronous = FULL` so that an
 /// acknowledged batch is on disk; a larger page cache for scans.
@@ -53,50 +75,7 @@ pub fn prepare(c: &mut Conn) -> Result<(), Error> {
             "logs database journal mode is {mode}, not wal"
         )));
     }
-    migrate(c)
-}
-
-/// Applies the missing migrations in one IMMEDIATE transaction; refuses a newer database.
-///
-/// On PostgreSQL the log tables share the store's database, so their versions are kept in
-/// a table of their own (`logs_schema_migrations`).
-pub fn migrate(c: &mut Conn) -> Result<(), Error> {
-    let pg = c.dialect() == Dialect::Postgres;
-    let table = if pg {
-        "logs_schema_migrations"
-    } else {
-        "schema_migrations"
-    };
-    let tx = c.transaction(Behavior::Immediate)?;
-    let int = if pg { "BIGINT" } else { "INTEGER" };
-    tx.execute_batch(&format!(
-        "CREATE TABLE IF NOT EXISTS {table} (
-             version    {int} PRIMARY KEY,
-             name       TEXT NOT NULL,
-             applied_at {int} NOT NULL
-         )"
-    ))?;
-    let current: i64 = tx.query_row(
-        &format!("SELECT coalesce(max(version), 0) FROM {table}"),
-        [],
-        |r| r.get(0),
-    )?;
-    let latest = MIGRATIONS.len() as i64;
-    if current > latest {
-        return Err(Error::Internal(format!(
-            "the logs database is at schema version {current}, newer than this runlens \
-             knows ({latest}); run a newer runlens"
-        )));
-    }
-    for (version, (name, sqlite, postgres)) in (1i64..).zip(MIGRATIONS).skip(current as usize) {
-        tx.execute_batch(if pg { postgres } else { sqlite })
-            .map_err(|e| Error::Internal(format!("logs migration {version} ({name}): {e}")))?;
-        tx.execute(
-            &format!("INSERT INTO {table} (version, name, applied_at) VALUES (?1, ?2, ?3)"),
-            params![version, name, now_ms()],
-        )?;
-    }
-    tx.commit()?;
+    migrate::run(c, &SCHEMA)?;
     Ok(())
 }
 
@@ -357,7 +336,7 @@ pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
                  GROUP BY job_run_id
                  ON CONFLICT (job_run_id) DO UPDATE SET expired_through_ms = {}",
                 sql::greatest(
-                    tx.dialect(),
+                    tx.engine(),
                     "log_expiry.expired_through_ms",
                     "excluded.expired_through_ms"
                 )
@@ -731,6 +710,25 @@ mod tests {
             })
             .unwrap();
         assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn a_logs_database_newer_than_this_build_is_refused() {
+        let mut c = Conn::open_sqlite(":memory:").unwrap();
+        migrate::run(&mut c, &SCHEMA).unwrap();
+        c.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)",
+            [],
+        )
+        .unwrap();
+        match migrate::run(&mut c, &SCHEMA) {
+            Err(Error::Internal(m)) => assert_eq!(
+                m,
+                "the logs database is at schema version 99, newer than this runlens knows \
+                 (1); run a newer runlens"
+            ),
+            other => panic!("not refused: {other:?}"),
+        }
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub async fn search_experiments(State(s): State<AppState>, caller: Caller, Msg(f
         .opt_enum("view_type", ViewType::parse)?
         .unwrap_or_default();
     let readable =
-        permissions::readable_sql(s.store.dialect(), &caller, "e.experiment_id", "e.name");
+        permissions::readable_sql(s.store.engine(), &caller, "e.experiment_id", "e.name");
     let mut exps = read(&s, move |c| {
         search(c, &readable, &filter, &order_by, view, offset, limit + 1)
     })

@@ -17,7 +17,7 @@ mod wire;
 
 pub use policy::Policy;
 
-use crate::store::Conn;
+use crate::db::Conn;
 use api_types::Level;
 use axum::http::StatusCode;
 use axum::routing::MethodRouter;

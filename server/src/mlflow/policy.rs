@@ -2,7 +2,7 @@
 //! (`super::dialect`), and [`super::request::Msg`] applies it to the decoded message
 //! before the handler runs.
 
-use crate::store::Conn;
+use crate::db::Conn;
 use api_types::Level;
 
 use super::fields::Fields;

@@ -191,7 +191,7 @@ pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<HashMap<String, RunIo>
         let sql = format!(
             "SELECT run_uuid, direction, model_id, step FROM run_models \
              WHERE run_uuid IN ({marks}) ORDER BY {}",
-            crate::store::sql::insertion_order(conn.dialect())
+            crate::db::sql::insertion_order(conn.engine())
         );
         let mut stmt = conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(p, |r| {

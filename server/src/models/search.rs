@@ -2,11 +2,10 @@
 //! params and tags (AND-ed comparisons), its order_by (attributes or `metrics.<key>`,
 //! nulls last, then newest first and by id) and offset paging. Deleted models never match.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
 use super::logged::{self, LoggedModel, Status, COLUMNS};
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::tracking::filter::{excerpt, parse_filter, Clause, Ident, Literal, Op};
 use crate::Error;
 
@@ -116,7 +115,7 @@ fn describe(ident: &Ident) -> String {
 
 /// The SQL comparison (`<op> ?`) of a clause and its bound values; numeric targets take
 /// `= != < <= > >=` and a number, others `= != LIKE ILIKE IN NOT IN` and strings.
-fn comparison(d: Dialect, c: &Clause, numeric: bool) -> Result<(String, Vec<Value>), Error> {
+fn comparison(d: Engine, c: &Clause, numeric: bool) -> Result<(String, Vec<Value>), Error> {
     let ops: &[Op] = if numeric {
         &[Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge]
     } else {
@@ -181,7 +180,7 @@ fn dataset_condition(datasets: &[DatasetFilter]) -> Option<Sql> {
     })
 }
 
-fn compile_clause(d: Dialect, c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
+fn compile_clause(d: Engine, c: &Clause, datasets: Option<&Sql>) -> Result<Sql, Error> {
     let exists = |table: &str, cmp: String, extra: &str| {
         format!(
             "EXISTS (SELECT 1 FROM {table} x WHERE x.model_id = m.model_id AND x.key = ?{extra} \
@@ -328,7 +327,7 @@ pub fn search(conn: &Conn, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error>
     params.extend(q.experiment_ids.iter().map(|&id| Value::Integer(id)));
     let clauses = parse_filter(&q.filter)?;
     for c in &clauses {
-        let sql = compile_clause(conn.dialect(), c, datasets.as_ref())?;
+        let sql = compile_clause(conn.engine(), c, datasets.as_ref())?;
         conds.push(sql.text);
         params.extend(sql.params);
     }

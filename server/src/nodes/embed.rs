@@ -4,13 +4,13 @@
 //! credential of the public `GET /api/v1/embed/gpus`: read-only, scoped to exactly the
 //! nodes signed, and expiring.
 
-use crate::db::Behavior;
+use crate::db::{Behavior, Conn};
 use api_types::nodes::EmbedLink;
 use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::Sha256;
 
-use crate::store::{meta, Conn};
+use crate::store::meta;
 use crate::Error;
 
 /// The `meta` key of the secret (hex).

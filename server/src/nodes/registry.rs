@@ -2,13 +2,12 @@
 
 use std::collections::HashMap;
 
-use crate::db::{params, OptionalExtension, Row};
+use crate::db::{params, Conn, OptionalExtension, Row};
 use api_types::agent::DriverStatus;
 use api_types::nodes::{GpuIdentity, NodeInfo, NodeSource, RegisterNode};
 
 use super::names::{check_name, check_token, check_url};
-use crate::store::sql::{json_array, json_list};
-use crate::store::Conn;
+use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// The interval assumed for a node that reports none (an admin added it by hand).
@@ -208,7 +207,7 @@ pub fn list(conn: &Conn) -> Result<Vec<NodeRecord>, Error> {
 pub fn get_many(conn: &Conn, names: &[String]) -> Result<HashMap<String, NodeRecord>, Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM nodes WHERE name IN {}",
-        json_list(conn.dialect(), "?1")
+        json_list(conn.engine(), "?1")
     ))?;
     let rows = stmt.query_map([json_array(names)?], record)?;
     rows.map(|r| r.map(|n| (n.name.clone(), n)).map_err(Error::from))

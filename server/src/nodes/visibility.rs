@@ -9,8 +9,8 @@ use api_types::Principal;
 use super::names::not_found;
 use super::registry::{self, NodeRecord};
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::grants::{self, NODE};
-use crate::store::Conn;
 use crate::Error;
 
 /// The stored level of a node grant: watch its GPUs.
@@ -23,7 +23,7 @@ fn watchable_names(conn: &Conn, caller: &Caller) -> Result<Option<HashSet<String
     }
     let sql = format!(
         "SELECT name FROM nodes WHERE name IN {}",
-        grants::granted_ids(conn.dialect(), NODE, "?1", "?2", CAN_VIEW)
+        grants::granted_ids(conn.engine(), NODE, "?1", "?2", CAN_VIEW)
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let params = grants::caller_params(caller);

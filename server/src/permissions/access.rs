@@ -6,7 +6,7 @@ use api_types::{Grant, Level, Principal, PrincipalKind};
 
 use super::levels::level_from_db;
 use super::rules::{scope, Scope, SHARED_PREFIX, USERS_PREFIX};
-use crate::store::sql::contains;
+use crate::db::sql::contains;
 use crate::Error;
 
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
@@ -62,8 +62,8 @@ pub fn search_principals(conn: &Conn, q: &str, limit: usize) -> Result<Vec<Princ
          UNION ALL
          SELECT 'group', name FROM groups WHERE {}
          ORDER BY 1 DESC, 2 LIMIT ?2",
-        contains(conn.dialect(), "lower(username)", "?1"),
-        contains(conn.dialect(), "lower(name)", "?1")
+        contains(conn.engine(), "lower(username)", "?1"),
+        contains(conn.engine(), "lower(name)", "?1")
     ))?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = stmt.query_map(crate::db::params![needle, limit], |r| {

@@ -2,16 +2,15 @@
 //! searches, counts and page tokens never see anything else. It encodes the same rules as
 //! [`super::rules::combine`]; a unit test checks that both agree.
 
-use crate::db::Value;
+use crate::db::{Engine, Value};
 
 use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;
 pub use crate::grants::ReadableSql;
 use crate::grants::{self, EXPERIMENT};
-use crate::store::sql::Dialect;
 
 /// Condition "the caller may read this experiment" over the given columns.
-pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
+pub fn readable_sql(d: Engine, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
     if caller.is_admin {
         return ReadableSql::all();
     }

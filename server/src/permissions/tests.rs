@@ -201,7 +201,7 @@ fn readable_sql_agrees_with_the_rules() {
             set_grant(c, ids[5], &principal(PrincipalKind::User, "alice"), None)?;
             for caller in &callers {
                 let cond = readable_sql(
-                    crate::db::Dialect::Sqlite,
+                    crate::db::Engine::Sqlite,
                     caller,
                     "e.experiment_id",
                     "e.name",

@@ -3,14 +3,13 @@
 //! the creator's MANAGE, and administrators, who manage every model. Nothing else gives
 //! access: a model nobody shared is its creator's (and the admins') alone.
 
-use crate::db::Conn;
+use crate::db::{Conn, Engine};
 use api_types::{Level, Principal, PrincipalKind};
 
 use super::models;
 use crate::auth::Caller;
 use crate::grants::{self, ReadableSql, REGISTERED_MODEL};
 use crate::permissions::{level_from_db, level_name, level_to_db};
-use crate::store::sql::Dialect;
 use crate::Error;
 
 /// The caller's effective level on registered model `id`: MANAGE for admins, else the
@@ -64,7 +63,7 @@ pub fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
 }
 
 /// Condition "the caller may read this registered model" over the id column `id_col`.
-pub fn readable_sql(d: Dialect, caller: &Caller, id_col: &str) -> ReadableSql {
+pub fn readable_sql(d: Engine, caller: &Caller, id_col: &str) -> ReadableSql {
     grants::granted_sql(d, REGISTERED_MODEL, caller, id_col, 1)
 }
 

@@ -103,7 +103,7 @@ fn readable_names(
     caller: &Caller,
     names: &BTreeSet<&str>,
 ) -> Result<HashSet<String>, Error> {
-    let readable = grants::readable_sql(conn.dialect(), caller, "r.registered_model_id");
+    let readable = grants::readable_sql(conn.engine(), caller, "r.registered_model_id");
     let names: Vec<&str> = names.iter().copied().collect();
     let mut out = HashSet::new();
     for chunk in names.chunks(NAMES_PER_QUERY) {

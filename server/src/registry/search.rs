@@ -2,13 +2,12 @@
 //! `tags.<key>`; for versions also `run_id`, `source_path`, `version_number`) and order_by,
 //! compiled to parameterised SQL, restricted to what the caller may read.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
 use super::model::{ModelVersion, RegisteredModel};
 use super::{models, versions};
+use crate::db::sql::{ilike, like, like_pattern};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, like, like_pattern, Dialect};
 use crate::tracking::filter::{
     check_order_by_len, parse_filter, parse_order_by, Clause, Ident, Literal, Op,
 };
@@ -72,7 +71,7 @@ fn resolve(target: Target, ident: &Ident) -> Result<Field, Error> {
     }
 }
 
-fn compare(d: Dialect, op: Op) -> String {
+fn compare(d: Engine, op: Op) -> String {
     match op {
         Op::Like => like(d).to_string(),
         Op::ILike => ilike(d).to_string(),
@@ -81,7 +80,7 @@ fn compare(d: Dialect, op: Op) -> String {
     }
 }
 
-fn text_value(d: Dialect, c: &Clause) -> Result<Value, Error> {
+fn text_value(d: Engine, c: &Clause) -> Result<Value, Error> {
     match &c.value {
         Literal::Str(s) if c.op == Op::Like => Ok(Value::Text(like_pattern(d, s))),
         Literal::Str(s) => Ok(Value::Text(s.clone())),
@@ -92,7 +91,7 @@ fn text_value(d: Dialect, c: &Clause) -> Result<Value, Error> {
     }
 }
 
-fn compile_clause(d: Dialect, target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Engine, target: Target, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let bad_op = || {
         invalid(format!(
             "Invalid comparator '{}' for '{}'",
@@ -137,7 +136,7 @@ fn compile_clause(d: Dialect, target: Target, c: &Clause) -> Result<(String, Vec
                 Ok((
                     format!(
                         "coalesce({col}, '') {not}IN {}",
-                        crate::store::sql::json_list(d, "?")
+                        crate::db::sql::json_list(d, "?")
                     ),
                     vec![Value::Text(json)],
                 ))
@@ -315,7 +314,7 @@ pub fn search_models(
         if matches!(c.ident.kind.as_deref(), Some("tag" | "tags")) && c.ident.key == PROMPT_TAG {
             continue;
         }
-        q.and(compile_clause(conn.dialect(), Target::Models, c)?);
+        q.and(compile_clause(conn.engine(), Target::Models, c)?);
     }
     let prompt = format!(
         "EXISTS (SELECT 1 FROM registered_model_tags p \
@@ -355,7 +354,7 @@ pub fn search_versions(
         readable,
     );
     for c in &parse_filter(filter)? {
-        q.and(compile_clause(conn.dialect(), Target::Versions, c)?);
+        q.and(compile_clause(conn.engine(), Target::Versions, c)?);
     }
     let q = q.page(&versions_order(order_by)?, offset, limit);
     let rows: Vec<(i64, ModelVersion)> = conn

@@ -1,14 +1,20 @@
-//! The embedded SQLite store: versioned migrations, a connection pool, and the
-//! blocking-call bridge that handlers use (`store.call(|conn| ...).await`). The SQL lives
-//! with the modules that own the tables (`tracking`, `auth`'s store files, `permissions`);
-//! handlers call their typed functions. SQLite-specific SQL is here: the `PRAGMA`s, the
-//! migrations, and [`sql`], the named SQLite-only fragments that store-side modules use.
+//! The [`Store`] handle: the database's connection pool (`runlens.db` on SQLite, or a
+//! PostgreSQL database), the log store beside it, and the queue its writes take
+//! ([`group_write`]); opening one prepares the database (SQLite's `PRAGMA`s and WAL, the
+//! migrations of [`MIGRATIONS`], run by `crate::db::migrate`). Handlers query through the
+//! blocking-call bridge (`store.call(|conn| ...).await`). The SQL lives with the modules
+//! that own the tables (`tracking`, `auth`'s store files, `permissions`); handlers call
+//! their typed functions, and the connection types are `crate::db`'s.
+//!
+//! Also here: [`copy`] (`runlens migrate-store`, an embedded data dir copied into
+//! PostgreSQL), [`meta`] (the store's own key/value facts) and `repack` (migration 9's data
+//! step).
 
 pub mod copy;
 pub mod group_write;
 pub mod meta;
-mod migrate;
 mod repack;
+mod schema;
 #[cfg(test)]
 mod tests;
 
@@ -17,12 +23,13 @@ use std::sync::Arc;
 
 use r2d2::HandleError;
 
-pub use crate::sqlite::{sql, Conn};
-pub use migrate::{apply, migrate, Migration, Outcome, MIGRATIONS};
+pub use schema::MIGRATIONS;
+pub(crate) use schema::SCHEMA;
 
 use group_write::GroupWriter;
 
-use crate::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
+use crate::db::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
+use crate::db::{migrate, Conn};
 
 use crate::error::Error;
 
@@ -93,7 +100,7 @@ impl Store {
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(cannot_open(&format!("journal mode is {mode}, not wal")));
             }
-            let done = migrate(conn)?;
+            let done = migrate::run(conn, &SCHEMA)?;
             init_default_experiment(conn)?;
             Ok(done)
         };
@@ -120,7 +127,7 @@ impl Store {
     /// Opens the PostgreSQL database at `url` (`postgres://user:pass@host:port/db`),
     /// migrates it (the store's tables and the logs' tables live in it side by side) and
     /// makes sure the Default experiment exists. Replicas starting together migrate one
-    /// after the other (see [`migrate`]).
+    /// after the other (see `db::migrate::run`).
     ///
     /// `dir` holds the files that live beside the database (artifacts, unless they go to
     /// an object store): every replica must see the same folder.
@@ -129,9 +136,9 @@ impl Store {
             .map_err(|e| Error::Internal(format!("cannot open database: {}", e.message())))?;
         let done = {
             let mut conn = pool.get()?;
-            let done = migrate(&mut conn)?;
+            let done = migrate::run(&mut conn, &SCHEMA)?;
             init_default_experiment(&conn)?;
-            crate::logs::migrate_store(&mut conn)?;
+            migrate::run(&mut conn, &crate::logs::store::SCHEMA)?;
             done
         };
         tracing::info!(
@@ -175,8 +182,8 @@ impl Store {
     }
 
     /// The engine behind the store.
-    pub fn dialect(&self) -> crate::db::Dialect {
-        self.pool.dialect()
+    pub fn engine(&self) -> crate::db::Engine {
+        self.pool.engine()
     }
 
     /// The log store (`logs.db` beside `runlens.db`).

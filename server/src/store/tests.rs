@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::db::Conn;
 use r2d2::HandleError;
 
-use super::{migrate, Outcome, Store, MIGRATIONS, POOL_SIZE};
+use super::{Store, MIGRATIONS, POOL_SIZE, SCHEMA};
+use crate::db::migrate::{run, Outcome};
 
 /// The data dir made by runlens 0.1.0 (see `tests/fixtures/v0_1_0/README.md`).
 fn fixture() -> PathBuf {
@@ -87,7 +88,7 @@ fn a_fresh_database_gets_every_migration_once() {
     Store::open(dir.path()).unwrap();
     let mut c = Conn::open_sqlite(dir.path().join("runlens.db")).unwrap();
     assert_eq!(recorded(&c), all_recorded());
-    let again = migrate(&mut c).unwrap();
+    let again = run(&mut c, &SCHEMA).unwrap();
     let latest = MIGRATIONS.last().map_or(0, |m| m.version);
     assert_eq!(
         again,
@@ -159,7 +160,7 @@ fn the_0_1_0_fixture_upgrades_with_nothing_lost() {
         .unwrap();
     drop(store);
     let mut c = Conn::open_sqlite(&db).unwrap();
-    let again = migrate(&mut c).unwrap();
+    let again = run(&mut c, &SCHEMA).unwrap();
     assert_eq!(
         (again.applied, again.adopted),
         (0, false),

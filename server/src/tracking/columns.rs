@@ -4,8 +4,8 @@
 //! every run's rows. Keys are only ever added: a deleted tag or run leaves its key listed
 //! (as MLflow's UI does); its column then shows empty cells.
 
-use crate::db::{params, Conn, Dialect};
-use crate::store::sql::{json_array, json_list};
+use crate::db::sql::{json_array, json_list};
+use crate::db::{params, Conn, Engine};
 
 use crate::Error;
 
@@ -49,7 +49,7 @@ pub fn note_keys(conn: &Conn, run_id: &str, kind: ColumnKind, keys: &[&str]) -> 
     if keys.is_empty() {
         return Ok(());
     }
-    let d = conn.dialect();
+    let d = conn.engine();
     let list = json_array(&keys)?;
     // Look before inserting: known keys, the usual case, take no lock at all.
     let known: i64 = conn
@@ -63,7 +63,7 @@ pub fn note_keys(conn: &Conn, run_id: &str, kind: ColumnKind, keys: &[&str]) -> 
     if usize::try_from(known).is_ok_and(|k| k == keys.len()) {
         return Ok(());
     }
-    if d == Dialect::Postgres {
+    if d == Engine::Postgres {
         // Writes to different runs of one experiment commit at once on PostgreSQL; two of
         // them inserting the same new keys in opposite orders would wait on each other (a
         // deadlock, which PostgreSQL breaks by failing one). New keys are therefore added

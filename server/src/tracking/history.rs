@@ -1,7 +1,7 @@
 //! Metric history: every point of a run's metric (paged), and the sampled multi-run
 //! history behind `get-history-bulk-interval` (the sampler is in `bulk`).
 
-use crate::db::{params, Conn, Dialect, OptionalExtension};
+use crate::db::{params, Conn, Engine, OptionalExtension};
 
 use super::model::{from_stored, Point};
 use super::runs;
@@ -129,7 +129,7 @@ pub fn sample_points(
 /// Whether the database keeps the sign of a stored zero (PostgreSQL's `double precision`
 /// does; SQLite reads -0.0 back as 0.0).
 fn keeps_signed_zero(conn: &Conn) -> bool {
-    matches!(conn.dialect(), Dialect::Postgres)
+    matches!(conn.engine(), Engine::Postgres)
 }
 
 /// The sample of series `series` from its block summaries: each bucket's first point and

@@ -11,7 +11,7 @@ use super::model::{to_stored, Metric, Point, RunInfo};
 use super::series;
 use super::validation::{truncate, validate_batch_sizes, validate_key, MAX_PARAM_VALUE_LENGTH};
 use super::{runs, tags};
-use crate::store::sql::{json_array, json_list, json_pairs};
+use crate::db::sql::{json_array, json_list, json_pairs};
 use crate::Error;
 
 /// A log-batch request (also used for the single-item calls).
@@ -85,7 +85,7 @@ fn log_params(
     if params.is_empty() {
         return Ok(());
     }
-    let d = conn.dialect();
+    let d = conn.engine();
     let keys: Vec<&str> = params.iter().map(|(k, _)| k.as_str()).collect();
     let mut logged: HashMap<String, String> = HashMap::new();
     {
@@ -199,7 +199,7 @@ fn log_metrics(
 /// The series id of each of `keys` (distinct) in run `run_id`, made for the keys that have
 /// none: one statement to look and at most one to insert, whatever their number.
 fn series_ids(conn: &Conn, run_id: &str, keys: &[&str]) -> Result<HashMap<String, i64>, Error> {
-    let d = conn.dialect();
+    let d = conn.engine();
     let mut ids: HashMap<String, i64> = HashMap::with_capacity(keys.len());
     let list = json_array(keys)?;
     {
@@ -252,7 +252,7 @@ fn update_latest(
     if best.is_empty() {
         return Ok(Vec::new());
     }
-    let d = conn.dialect();
+    let d = conn.engine();
     let keys: Vec<&str> = best.iter().map(|(k, _)| *k).collect();
     let mut old: HashMap<String, Point> = HashMap::with_capacity(best.len());
     {

@@ -3,12 +3,12 @@
 //! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
 //! condition or is the caller's (see `app_api`).
 
-use crate::db::{Conn, OptionalExtension};
+use crate::db::{Conn, Engine, OptionalExtension};
 use api_types as json;
 
 use super::columns::{column_keys, ColumnKind};
+use crate::db::sql::greatest;
 use crate::permissions::ReadableSql;
-use crate::store::sql::{greatest, Dialect};
 use crate::Error;
 
 /// The tag MLflow uses to nest a run under its parent.
@@ -18,7 +18,7 @@ pub const PARENT_TAG: &str = "mlflow.parentRunId";
 /// start/end, so "last update" reflects logging, not only renames. The latest start and the
 /// latest end are two lookups at the end of an index each (`runs_by_experiment`,
 /// `runs_by_experiment_end`), not a pass over the experiment's runs.
-fn summary_sql(d: Dialect) -> String {
+fn summary_sql(d: Engine) -> String {
     let latest = |column: &str| {
         format!(
             "coalesce((SELECT max(r.{column}) FROM runs r
@@ -59,7 +59,7 @@ pub fn active_summaries(
 ) -> Result<Vec<json::ExperimentSummary>, Error> {
     let mut stmt = c.prepare_cached(&format!(
         "{} WHERE e.lifecycle_stage = 'active' AND {}",
-        summary_sql(c.dialect()),
+        summary_sql(c.engine()),
         readable.sql
     ))?;
     let rows = stmt.query_map(
@@ -73,7 +73,7 @@ pub fn active_summaries(
 pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
     c.prepare_cached(&format!(
         "{} WHERE e.experiment_id = ?1",
-        summary_sql(c.dialect())
+        summary_sql(c.engine())
     ))?
     .query_row([id], summary_row)
     .optional()?

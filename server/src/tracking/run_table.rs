@@ -8,7 +8,7 @@ use crate::db::Conn;
 use api_types as json;
 
 use super::overview::PARENT_TAG;
-use crate::store::sql::{json_array, json_list};
+use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// Rows for `ids` in that order, with the requested columns filled.
@@ -74,7 +74,7 @@ fn base_rows(
                 (SELECT t.value FROM tags t
                   WHERE t.run_uuid = r.run_uuid AND t.key = '{PARENT_TAG}')
            FROM runs r WHERE r.run_uuid IN {}",
-        json_list(c.dialect(), "?1")
+        json_list(c.engine(), "?1")
     ))?;
     let rows = stmt.query_map([ids_json], |r| {
         Ok(json::RunRow {
@@ -116,8 +116,8 @@ fn cells<T>(
     let sql = format!(
         "SELECT x.run_uuid, x.key, {values} FROM {table} x
           WHERE x.run_uuid IN {} AND x.key IN {}",
-        json_list(c.dialect(), "?1"),
-        json_list(c.dialect(), "?2")
+        json_list(c.engine(), "?1"),
+        json_list(c.engine(), "?2")
     );
     let mut stmt = c.prepare_cached(&sql)?;
     let mut rows = stmt.query([ids_json, keys_json.as_str()])?;

@@ -9,7 +9,7 @@ use crate::db::{params, Conn};
 
 use super::columns::{note_keys, ColumnKind};
 use super::validation::{truncate, validate_key, MAX_TAG_VALUE_LENGTH};
-use crate::store::sql::{json_array, json_pairs};
+use crate::db::sql::{json_array, json_pairs};
 use crate::Error;
 
 /// The tag that mirrors a run's name.
@@ -49,7 +49,7 @@ pub fn set_tags(
     if rows.is_empty() {
         return Ok(());
     }
-    let d = conn.dialect();
+    let d = conn.engine();
     // `WHERE true`: SQLite reads `ON` after `INSERT ... SELECT ... FROM x` as a join's
     // constraint without it.
     conn.prepare_cached(&format!(

@@ -829,10 +829,10 @@ async fn deleting_a_user_takes_their_grants_and_ownership_with_them() {
     let yan_id = w
         .app
         .scalar("SELECT user_id FROM users WHERE username = 'yan'");
-    match w.app.store.dialect() {
-        server::db::Dialect::Sqlite => assert_eq!(yan_id, zed_id, "the id is reused"),
+    match w.app.store.engine() {
+        server::db::Engine::Sqlite => assert_eq!(yan_id, zed_id, "the id is reused"),
         // An identity column never hands an id out twice: nothing to inherit.
-        server::db::Dialect::Postgres => assert_ne!(yan_id, zed_id, "ids are not reused"),
+        server::db::Engine::Postgres => assert_ne!(yan_id, zed_id, "ids are not reused"),
     }
     let (s, v) = w
         .call(&yan, "GET", &format!("/api/v1/jobs/{zed_job}"), None)

@@ -4,9 +4,10 @@
 //! (the suite's backend). Series without chunks (their points predate migration 11) chart
 //! from their points, with the same answer as a series ingested today.
 
+use server::db::migrate::apply;
 use server::db::pg::{create_database, with_database, PgPool};
 use server::db::{params, Conn};
-use server::store::{apply, MIGRATIONS};
+use server::store::MIGRATIONS;
 use server::tracking::model::{to_stored, Point};
 use server::tracking::series::{insert_points, query, SeriesRequest};
 

@@ -18,12 +18,12 @@ use futures_util::StreamExt;
 
 use super::people;
 use crate::artifacts::{ArtifactPath, ArtifactStore};
+use crate::db::Conn;
 use crate::models::inputs::{self, Dataset, DatasetInput};
 use crate::models::logged::{self, NewModel, Status};
 use crate::registry::versions::{self, NewVersion};
 use crate::registry::{aliases, grants, models};
 use crate::store::meta;
-use crate::store::Conn;
 use crate::tracking::{experiments, runs, write};
 use crate::{AppState, Error};
 

@@ -69,7 +69,7 @@ pub async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
     let order_by = f.str_list("order_by")?;
-    let readable = grants::readable_sql(s.store.dialect(), &caller, "r.registered_model_id");
+    let readable = grants::readable_sql(s.store.engine(), &caller, "r.registered_model_id");
     let mut found = read(&s, move |c| {
         search::search_models(c, &readable, &filter, &order_by, offset, limit + 1)
     })

@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 use super::super::fields::Fields;
 use super::super::request::Msg;
 use super::super::{read, write};
+use crate::db::Conn;
 use crate::error::MlflowError;
 use crate::registry::{grants, models};
-use crate::store::Conn;
 use crate::{AppState, Error};
 
 type Reply = Result<Json<Value>, MlflowError>;

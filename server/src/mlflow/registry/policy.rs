@@ -4,11 +4,11 @@
 use api_types::Level;
 
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::mlflow::fields::Fields;
 use crate::permissions as perm;
 use crate::registry::source::{self, Anchor};
 use crate::registry::{grants, validate};
-use crate::store::Conn;
 use crate::Error;
 
 /// The `resource_type` of registered models in `users/permissions/*`.

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::db::pg::PgPool;
-use crate::db::{Behavior, Conn, DbError, Dialect};
+use crate::db::{Behavior, Conn, DbError, Engine};
 use crate::Store;
 
 pub use plan::Database;
@@ -152,9 +152,9 @@ pub fn migrate_store(dir: &Path, url: &str) -> Result<Report, CopyError> {
 /// (PostgreSQL, migrated, empty) in one transaction, verified before it commits.
 pub fn copy(main: &Conn, logs: &Conn, dst: &Conn) -> Result<Report, CopyError> {
     let started = Instant::now();
-    if main.dialect() != Dialect::Sqlite
-        || logs.dialect() != Dialect::Sqlite
-        || dst.dialect() != Dialect::Postgres
+    if main.engine() != Engine::Sqlite
+        || logs.engine() != Engine::Sqlite
+        || dst.engine() != Engine::Postgres
     {
         return Err(CopyError::Schema(
             "a copy goes from SQLite to PostgreSQL".to_owned(),

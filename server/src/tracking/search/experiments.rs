@@ -1,11 +1,10 @@
 //! Experiments search: MLflow's experiments filter grammar (`name`, `creation_time`,
 //! `last_update_time`, `tags.<key>`) and order_by, compiled to parameterised SQL.
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, Value};
 
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::permissions::ReadableSql;
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
 use crate::tracking::experiments::{from_row, with_tags, COLUMNS};
 use crate::tracking::filter::{parse_filter, parse_order_by, Clause, Ident, Literal, Op};
 use crate::tracking::model::Experiment;
@@ -40,7 +39,7 @@ fn resolve(ident: &Ident, ordering: bool) -> Result<Field, Error> {
     }
 }
 
-fn compile_clause(d: Dialect, c: &Clause) -> Result<(String, Vec<Value>), Error> {
+fn compile_clause(d: Engine, c: &Clause) -> Result<(String, Vec<Value>), Error> {
     let field = resolve(&c.ident, false)?;
     let numeric = matches!(field, Field::Column(_, true));
     let op_ok = if numeric {
@@ -147,7 +146,7 @@ pub fn search_experiments(
     sql.push_str(&format!(" AND {}", readable.sql));
     let mut params: Vec<Value> = readable.params.clone();
     for clause in parse_filter(filter)? {
-        let (text, values) = compile_clause(conn.dialect(), &clause)?;
+        let (text, values) = compile_clause(conn.engine(), &clause)?;
         sql.push_str(" AND ");
         sql.push_str(&text);
         params.extend(values);

@@ -1,14 +1,12 @@
 //! Runs search: MLflow filter strings and order_by clauses compiled to parameterised SQL
 //! over `runs` (user values are always bound, never spliced into the SQL text).
 
-use crate::db::Conn;
-use crate::db::Value;
+use crate::db::{Conn, Engine, OptionalExtension, Value};
 
 use super::fields::Field;
 use super::order::{after, terms, Order, Ranked};
 use super::{cursor, order, Sql};
-use crate::db::OptionalExtension;
-use crate::store::sql::{ilike, integer_column_vs, like, like_pattern, Dialect};
+use crate::db::sql::{ilike, integer_column_vs, like, like_pattern};
 use crate::tracking::filter::{parse_filter, Clause, Literal, Op};
 use crate::tracking::ViewType;
 use crate::Error;
@@ -140,13 +138,8 @@ pub fn search_run_page(
     let want = limit.saturating_add(1);
     let ranked = match &order.ranked {
         Some(r) if !window => {
-            let per_run = matching_as(
-                conn.dialect(),
-                experiment_ids,
-                filter,
-                view,
-                Lookups::PerRun,
-            )?;
+            let per_run =
+                matching_as(conn.engine(), experiment_ids, filter, view, Lookups::PerRun)?;
             ranked_rows(conn, &order, r, &per_run, at.as_deref(), want)?
         }
         _ => None,
@@ -465,7 +458,7 @@ pub fn count_runs(
 /// `filter`.
 #[cfg(test)]
 pub(super) fn matching(
-    d: Dialect,
+    d: Engine,
     experiment_ids: &[i64],
     filter: &str,
     view: ViewType,
@@ -483,7 +476,7 @@ pub(super) fn matching_on(
     view: ViewType,
 ) -> Result<Sql, Error> {
     build_matching(
-        conn.dialect(),
+        conn.engine(),
         experiment_ids,
         filter,
         view,
@@ -534,7 +527,7 @@ pub(super) enum Lookups {
 
 /// [`matching`], its lookups run as `lookups` says.
 pub(super) fn matching_as(
-    d: Dialect,
+    d: Engine,
     experiment_ids: &[i64],
     filter: &str,
     view: ViewType,
@@ -545,7 +538,7 @@ pub(super) fn matching_as(
 
 /// [`matching_as`], probing `probe` for the values few runs have ([`matching_on`]).
 fn build_matching(
-    d: Dialect,
+    d: Engine,
     experiment_ids: &[i64],
     filter: &str,
     view: ViewType,
@@ -567,7 +560,7 @@ fn build_matching(
     for clause in &clauses {
         sql.text.push_str(" AND ");
         let mut c = compile_clause(d, clause, lookups, probe)?;
-        if lookups == Lookups::PerRun && d == Dialect::Postgres && c.text.starts_with("EXISTS (") {
+        if lookups == Lookups::PerRun && d == Engine::Postgres && c.text.starts_with("EXISTS (") {
             c.text.pop();
             c.text.push_str(" OFFSET 0)");
         }
@@ -585,7 +578,7 @@ fn build_matching(
 /// as a lookup in every run's params and under 1 ms from the index. Other comparisons, a
 /// value many runs share, and the per-run walks keep a lookup per run.
 fn compile_clause(
-    d: Dialect,
+    d: Engine,
     clause: &Clause,
     lookups: Lookups,
     probe: Option<&Conn>,
@@ -621,8 +614,8 @@ fn compile_clause(
     // sort index instead and read every run's row that has the value, for each run
     // (measured: a filtered search of 100,000 runs, 0.36 s -> 3.6 s).
     let value_col = match d {
-        Dialect::Sqlite => "+x.value",
-        Dialect::Postgres => "x.value",
+        Engine::Sqlite => "+x.value",
+        Engine::Postgres => "x.value",
     };
     let sub = |table: &str, extra: &str| {
         format!(
@@ -672,7 +665,7 @@ fn dataset_exists(key: &str, cmp: &str) -> String {
 
 /// The SQL comparison for `op` (with its placeholders) and the values it binds.
 /// LIKE is case-sensitive in MLflow but not in SQLite: see [`like`].
-fn comparison(d: Dialect, op: Op, value: Literal) -> (String, Vec<Value>) {
+fn comparison(d: Engine, op: Op, value: Literal) -> (String, Vec<Value>) {
     let one = |v: Literal| match v {
         Literal::Number(n) => vec![Value::Real(n)],
         Literal::Str(s) => vec![Value::Text(s)],

@@ -311,7 +311,7 @@ fn many() -> (tempfile::TempDir, Store, i64) {
 #[test]
 fn ranked_pages_equal_the_one_statement_order() {
     use super::{order, runs, search_run_page, RunQuery};
-    use crate::store::sql::Dialect;
+    use crate::db::Engine;
     let (_dir, store, exp) = many();
     let orders: [&[&str]; 8] = [
         &["metrics.loss ASC"],
@@ -368,7 +368,7 @@ fn ranked_pages_equal_the_one_statement_order() {
                 }
                 // The walk itself answers a first page (no cut, no fallback) ...
                 let o = order::compile(&order_by)?;
-                let wheres = runs::matching(Dialect::Sqlite, &exps, "", ViewType::ActiveOnly)?;
+                let wheres = runs::matching(Engine::Sqlite, &exps, "", ViewType::ActiveOnly)?;
                 let ranked = o.ranked.as_ref().expect("a ranked order");
                 let rows = runs::ranked_rows(c, &o, ranked, &wheres, None, 5)?;
                 assert_eq!(rows.map(|r| r.len()), Some(5), "{order_by:?}");
@@ -378,7 +378,7 @@ fn ranked_pages_equal_the_one_statement_order() {
             let order_by = vec!["metrics.loss ASC".to_string()];
             let o = order::compile(&order_by)?;
             let wheres = runs::matching(
-                Dialect::Sqlite,
+                Engine::Sqlite,
                 &exps,
                 "params.p = 'zz'",
                 ViewType::ActiveOnly,

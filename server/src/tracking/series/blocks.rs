@@ -2,9 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::db::Value;
-use crate::db::{params, params_from_iter, Conn, Dialect, OptionalExtension, Row, Stmt};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params, params_from_iter, Conn, Engine, OptionalExtension, Row, Stmt, Value};
 
 use super::block::Block;
 use crate::Error;
@@ -89,11 +88,11 @@ pub fn read_wanted(
     if ranges.is_empty() {
         return Ok(found);
     }
-    let d = c.dialect();
+    let d = c.engine();
     let sql = match d {
         // Each range one index range scan: the series, level and ends of the range come
         // from the list's element ([sid, level, first, last]).
-        Dialect::Sqlite => format!(
+        Engine::Sqlite => format!(
             "SELECT s.series_id, s.level, s.block, s.{COLUMNS} FROM json_each(?1) AS r
                CROSS JOIN metric_summaries AS s
               WHERE s.series_id = r.value ->> 0 AND s.level = r.value ->> 1
@@ -101,7 +100,7 @@ pub fn read_wanted(
         ),
         // A lateral join with a LIMIT: one index range scan a range in the generic plan
         // too (see `cover::read_children`).
-        Dialect::Postgres => format!(
+        Engine::Postgres => format!(
             "SELECT r.sid, r.level, b.block, b.{COLUMNS}
                FROM unnest(ARRAY{}, ARRAY{}, ARRAY{}, ARRAY{}) AS r(sid, level, lo, hi)
                CROSS JOIN LATERAL (
@@ -116,14 +115,14 @@ pub fn read_wanted(
         ),
     };
     let args: Vec<String> = match d {
-        Dialect::Sqlite => {
+        Engine::Sqlite => {
             let quads: Vec<[i64; 4]> = ranges
                 .iter()
                 .map(|&(sid, k, lo, hi)| [sid, i64::from(k), lo, hi])
                 .collect();
             vec![json_array(&quads)?]
         }
-        Dialect::Postgres => vec![
+        Engine::Postgres => vec![
             json_array(&ranges.iter().map(|r| r.0).collect::<Vec<_>>())?,
             json_array(&ranges.iter().map(|r| r.1).collect::<Vec<_>>())?,
             json_array(&ranges.iter().map(|r| r.2).collect::<Vec<_>>())?,

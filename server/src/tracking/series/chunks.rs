@@ -12,8 +12,8 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use crate::db::{params, params_from_iter, Conn, Dialect, Value};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params, params_from_iter, Conn, Engine, Value};
 use crate::tracking::model::to_stored;
 use crate::Error;
 use api_types as json;
@@ -195,10 +195,10 @@ fn read_pairs(
     if wanted.is_empty() {
         return Ok(found);
     }
-    let d = c.dialect();
+    let d = c.engine();
     let (sql, args) = match d {
         // One primary-key lookup a pair ([sid, block]).
-        Dialect::Sqlite => (
+        Engine::Sqlite => (
             "SELECT c.series_id, c.block, c.points FROM json_each(?1) AS w
                CROSS JOIN metric_chunks AS c
                  ON c.series_id = w.value ->> 0 AND c.block = w.value ->> 1"
@@ -206,7 +206,7 @@ fn read_pairs(
             vec![json_array(wanted)?],
         ),
         // One primary-key lookup a pair, in the generic plan too.
-        Dialect::Postgres => (
+        Engine::Postgres => (
             format!(
                 "SELECT c.series_id, c.block, c.points
                    FROM unnest(ARRAY{}, ARRAY{}) AS w(sid, block)
@@ -245,15 +245,15 @@ pub fn read(
     if blocks.is_empty() {
         return Ok(found);
     }
-    let d = c.dialect();
+    let d = c.engine();
     let sql = match d {
         // One primary-key lookup per listed block, in the list's order (`block IN` first
         // copies the list into a temporary index).
-        Dialect::Sqlite => "SELECT c.block, c.points FROM json_each(?2) AS w
+        Engine::Sqlite => "SELECT c.block, c.points FROM json_each(?2) AS w
               CROSS JOIN metric_chunks AS c ON c.series_id = ?1 AND c.block = w.value"
             .to_owned(),
         // One primary-key lookup per block, in the generic plan too.
-        Dialect::Postgres => format!(
+        Engine::Postgres => format!(
             "SELECT c.block, c.points FROM unnest(ARRAY{}) AS w(block)
                CROSS JOIN LATERAL (
                  SELECT block, points FROM metric_chunks

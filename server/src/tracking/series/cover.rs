@@ -36,7 +36,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::{params_from_iter, Conn, Dialect, Value};
+use crate::db::{params_from_iter, Conn, Engine, Value};
 
 use super::axis::{Axis, POINTS_BY_STEP};
 use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
@@ -45,7 +45,7 @@ use super::chunks;
 use super::downsample::{Reduced, Viewport, M4};
 use super::parallel::{self, split_read, SPLIT_AT};
 use super::straddle::{Known, Straddle};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
 use crate::tracking::model::from_stored;
 use crate::Error;
 use api_types as json;
@@ -56,10 +56,10 @@ const FEW_POINTS: u64 = 1 << MIN_LEVEL;
 /// Point ranges read by one statement: one on SQLite (a statement costs a function call,
 /// and one range keeps the plan a plain index range), many on PostgreSQL, where each
 /// statement is a round trip and the ranges are joined as a list ([`read_ranges`]).
-fn ranges_per_statement(d: Dialect) -> usize {
+fn ranges_per_statement(d: Engine) -> usize {
     match d {
-        Dialect::Sqlite => 1,
-        Dialect::Postgres => 1024,
+        Engine::Sqlite => 1,
+        Engine::Postgres => 1024,
     }
 }
 
@@ -168,7 +168,7 @@ pub(super) fn reduce(
             _ => None,
         })
         .collect();
-    let per = ranges_per_statement(c.dialect());
+    let per = ranges_per_statement(c.engine());
     let points = split_read(c, &ranges, |c, part| read_ranges(c, sid, part, per))?;
     let mut m4 = M4::new(view);
     let mut next = points.into_iter().peekable();
@@ -480,10 +480,10 @@ fn children_of(
     level: u32,
     parents: &[i64],
 ) -> Result<Vec<(i64, Block)>, Error> {
-    let d = c.dialect();
+    let d = c.engine();
     let children = 1i64 << LEVEL_STEP;
     let (sql, lists) = match d {
-        Dialect::Sqlite => (
+        Engine::Sqlite => (
             format!(
                 "SELECT s.block, s.{} FROM json_each(?3) AS p
                    CROSS JOIN metric_summaries AS s
@@ -494,7 +494,7 @@ fn children_of(
             ),
             vec![json_array(parents)?],
         ),
-        Dialect::Postgres => {
+        Engine::Postgres => {
             let wanted: Vec<i64> = parents
                 .iter()
                 .flat_map(|p| p * children..(p + 1) * children)
@@ -534,15 +534,15 @@ fn children_of(
 /// On a series whose timestamps never decrease as steps grow, that is the first point of
 /// the column starting there.
 fn locate(c: &Conn, sid: i64, times: &[i64]) -> Result<Vec<(i64, i64)>, Error> {
-    let d = c.dialect();
+    let d = c.engine();
     let sql = format!(
         "SELECT t.ts, (SELECT step FROM metric_points
                         WHERE series_id = ?1 AND timestamp >= t.ts
                         ORDER BY timestamp, step LIMIT 1)
            FROM {} AS t",
         match d {
-            Dialect::Sqlite => "(SELECT value AS ts FROM json_each(?2))".to_owned(),
-            Dialect::Postgres => format!("(SELECT unnest(ARRAY{}) AS ts)", json_int_list(d, "?2")),
+            Engine::Sqlite => "(SELECT value AS ts FROM json_each(?2))".to_owned(),
+            Engine::Postgres => format!("(SELECT unnest(ARRAY{}) AS ts)", json_int_list(d, "?2")),
         }
     );
     let mut stmt = c.prepare_cached(&sql)?;
@@ -601,7 +601,7 @@ pub(super) fn read_ranges(
                 ],
             ),
             _ => {
-                let sql = points_in_ranges(c.dialect());
+                let sql = points_in_ranges(c.engine());
                 let los: Vec<i64> = batch.iter().map(|r| r.0).collect();
                 let his: Vec<i64> = batch.iter().map(|r| r.1).collect();
                 let args = vec![
@@ -635,11 +635,11 @@ pub(super) fn read_ranges(
 
 /// The points of series `?1` with steps in any of the ranges whose starts are the JSON
 /// list `?2` and whose ends are `?3` (paired in order), unordered.
-fn points_in_ranges(d: Dialect) -> String {
+fn points_in_ranges(d: Engine) -> String {
     match d {
         // A lateral join: one index range scan per range. The LIMIT (no bound in fact)
         // keeps it so in the generic plan too (see `read_blocks`).
-        Dialect::Postgres => format!(
+        Engine::Postgres => format!(
             "SELECT p.step, p.timestamp, p.is_nan, p.value
                FROM unnest(ARRAY{}, ARRAY{}) AS r(lo, hi)
                CROSS JOIN LATERAL (
@@ -650,7 +650,7 @@ fn points_in_ranges(d: Dialect) -> String {
             json_int_list(d, "?3")
         ),
         // json_each's `key` is the index into either list.
-        Dialect::Sqlite => "SELECT p.step, p.timestamp, p.is_nan, p.value
+        Engine::Sqlite => "SELECT p.step, p.timestamp, p.is_nan, p.value
                FROM json_each(?2) AS l JOIN json_each(?3) AS h ON h.key = l.key
                JOIN metric_points AS p
                  ON p.series_id = ?1 AND p.step BETWEEN l.value AND h.value"

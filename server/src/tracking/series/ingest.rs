@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::db::{params_from_iter, Conn, Dialect, Value};
-use crate::store::sql::{json_array, json_int_list};
+use crate::db::sql::{json_array, json_int_list};
+use crate::db::{params_from_iter, Conn, Engine, Value};
 use api_types as json;
 
 use super::block::{next_level, point_order, Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
@@ -40,9 +40,9 @@ pub fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<u64>, E
     }
     let sids: Vec<i64> = written.iter().map(|(sid, _)| *sid).collect();
     let before = priors(c, &sids)?;
-    let mut new = match c.dialect() {
-        Dialect::Sqlite => insert_each(c, &written)?,
-        Dialect::Postgres => insert_rows(c, &written)?,
+    let mut new = match c.engine() {
+        Engine::Sqlite => insert_each(c, &written)?,
+        Engine::Postgres => insert_rows(c, &written)?,
     };
     let mut changes: Vec<Change> = Vec::with_capacity(written.len());
     for sid in sids {
@@ -183,7 +183,7 @@ fn priors(c: &Conn, sids: &[i64]) -> Result<HashMap<i64, Prior>, Error> {
                 (SELECT max(timestamp) FROM metric_points WHERE series_id = s.series_id)
            FROM metric_series AS s
           WHERE s.series_id IN {}",
-        json_int_list(c.dialect(), "?1")
+        json_int_list(c.engine(), "?1")
     );
     let mut stmt = c.prepare_cached(&sql)?;
     let rows = stmt.query_map([json_array(sids)?], |r| {
@@ -266,7 +266,7 @@ fn update_blocks(c: &Conn, changes: &[Change]) -> Result<(), Error> {
 /// Adds each change's new points to its series' count and sets its time-order flag, with
 /// one statement.
 fn update_series(c: &Conn, changes: &[Change]) -> Result<(), Error> {
-    let d = c.dialect();
+    let d = c.engine();
     let sids: Vec<i64> = changes.iter().map(|ch| ch.sid).collect();
     let added: Vec<i64> = changes.iter().map(|ch| ch.new.len() as i64).collect();
     let ordered: Vec<i64> = changes
@@ -274,13 +274,13 @@ fn update_series(c: &Conn, changes: &[Change]) -> Result<(), Error> {
         .map(|ch| i64::from(ch.still_ordered))
         .collect();
     let sql = match d {
-        Dialect::Sqlite => "UPDATE metric_series
+        Engine::Sqlite => "UPDATE metric_series
                 SET point_count = point_count + json_extract(?2, '$[' || s.key || ']'),
                     time_ordered = json_extract(?3, '$[' || s.key || ']')
                FROM json_each(?1) AS s
               WHERE metric_series.series_id = s.value"
             .to_owned(),
-        Dialect::Postgres => format!(
+        Engine::Postgres => format!(
             "UPDATE metric_series AS m
                 SET point_count = m.point_count + r.added, time_ordered = r.ordered
                FROM unnest(ARRAY{}, ARRAY{}, ARRAY{}) AS r(sid, added, ordered)

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::{Conn, Dialect};
+use crate::db::{Conn, Engine};
 
 use super::block::{Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
@@ -163,9 +163,9 @@ fn refine(
         }
     }
     let chunks = read_chunks(c, sid, lowest)?;
-    let per = match c.dialect() {
-        Dialect::Sqlite => 1,
-        Dialect::Postgres => 1024,
+    let per = match c.engine() {
+        Engine::Sqlite => 1,
+        Engine::Postgres => 1024,
     };
     let mut out = Vec::with_capacity(nodes.len() + 4 * children.len());
     for (n, marked) in nodes.into_iter().zip(marks) {

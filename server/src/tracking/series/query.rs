@@ -193,10 +193,10 @@ fn info(c: &Conn, sid: i64) -> Result<Info, Error> {
 /// 100,000 points took 155 ms there, the block path 16–28 ms). A dense series scans
 /// below 64 points a column whatever this says: its columns are then narrower than the
 /// lowest level's blocks ([`plan`]).
-fn scan_per_column(d: crate::db::Dialect) -> f64 {
+fn scan_per_column(d: crate::db::Engine) -> f64 {
     match d {
-        crate::db::Dialect::Sqlite => 64.0,
-        crate::db::Dialect::Postgres => 40.0,
+        crate::db::Engine::Sqlite => 64.0,
+        crate::db::Engine::Postgres => 40.0,
     }
 }
 
@@ -221,7 +221,7 @@ fn plan(
     } else {
         1.0
     };
-    if info.points as f64 * share <= scan_per_column(c.dialect()) * f64::from(view.width()) {
+    if info.points as f64 * share <= scan_per_column(c.engine()) * f64::from(view.width()) {
         return Ok(None);
     }
     let lo = (view.x_min().ceil() as i64).saturating_add(axis.offset());

@@ -19,7 +19,7 @@ const RUN: &str = "00000000000000000000000000000001";
 /// An in-memory store at the latest schema with one run and one empty series; its id.
 fn store() -> (Conn, i64) {
     let mut c = Conn::open_sqlite(":memory:").unwrap();
-    crate::store::migrate(&mut c).unwrap();
+    crate::db::migrate::run(&mut c, &crate::store::SCHEMA).unwrap();
     // No experiment 0 in a bare store: the run stands alone.
     c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
     c.execute(
@@ -552,7 +552,7 @@ fn the_migrations_backfill_what_ingest_keeps() {
         }
     }
     for m in &migrations[six..] {
-        crate::store::apply(&old, m).unwrap();
+        crate::db::migrate::apply(&old, m).unwrap();
     }
     let (want, got) = (summaries(&c), summaries(&old));
     assert!(want.len() > 500, "{}", want.len());
@@ -708,7 +708,7 @@ fn bulk_interval_bench() {
         let mut c = Conn::open_sqlite(dir.path().join("bench.db").to_str().unwrap()).unwrap();
         c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF")
             .unwrap();
-        crate::store::migrate(&mut c).unwrap();
+        crate::db::migrate::run(&mut c, &crate::store::SCHEMA).unwrap();
         c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
         c.execute(
             "INSERT INTO runs (run_uuid, experiment_id, name, user_id, status, start_time,

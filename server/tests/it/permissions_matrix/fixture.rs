@@ -182,7 +182,7 @@ impl Template {
                 server::permissions::set_grant(c, id, &group, Some(Level::CanEdit))?;
                 let (job, job_run, attempt_run) = job_fixture(c, id)?;
                 (t.job, t.job_run, t.attempt_run) = (job, job_run, attempt_run);
-                if c.dialect() == server::db::Dialect::Sqlite {
+                if c.engine() == server::db::Engine::Sqlite {
                     c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
                 }
                 Ok(())

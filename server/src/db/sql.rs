@@ -1,24 +1,22 @@
 //! The SQL that differs between the engines, named here so that it is found in one place:
-//! each fragment takes the connection's [`Dialect`]. Everything else the store modules
+//! each fragment takes the connection's [`Engine`]. Everything else the store modules
 //! write is portable (`ON CONFLICT ... DO NOTHING/UPDATE`, `RETURNING`, `EXISTS`,
 //! `coalesce`, `substr`); the other engine-specific statements are SQLite's `PRAGMA`s and
 //! the migrations (one file per engine).
 
 use serde::Serialize;
 
-pub use crate::db::Dialect;
-
-use crate::db::Value;
+use super::{Engine, Value};
 
 use crate::Error;
 
 /// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...` (or a
 /// FROM item with one column, `value`), with one cached statement whatever the list's
 /// length. Bind [`json_array`] there.
-pub fn json_list(d: Dialect, param: &str) -> String {
+pub fn json_list(d: Engine, param: &str) -> String {
     match d {
-        Dialect::Sqlite => format!("(SELECT value FROM json_each({param}))"),
-        Dialect::Postgres => {
+        Engine::Sqlite => format!("(SELECT value FROM json_each({param}))"),
+        Engine::Postgres => {
             format!("(SELECT value FROM json_array_elements_text(CAST({param} AS TEXT)::json))")
         }
     }
@@ -26,10 +24,10 @@ pub fn json_list(d: Dialect, param: &str) -> String {
 
 /// [`json_list`] of integers (ids): PostgreSQL compares an integer column only with
 /// integers.
-pub fn json_int_list(d: Dialect, param: &str) -> String {
+pub fn json_int_list(d: Engine, param: &str) -> String {
     match d {
-        Dialect::Sqlite => json_list(d, param),
-        Dialect::Postgres => format!(
+        Engine::Sqlite => json_list(d, param),
+        Engine::Postgres => format!(
             "(SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST({param} AS TEXT)::json))"
         ),
     }
@@ -39,12 +37,12 @@ pub fn json_int_list(d: Dialect, param: &str) -> String {
 /// bind [`json_array`] of `[String; 2]`), as a FROM item of two text columns `a` and `b`,
 /// in the array's order: several rows written by one cached statement whatever their
 /// number (one round trip on PostgreSQL).
-pub fn json_pairs(d: Dialect, param: &str) -> String {
+pub fn json_pairs(d: Engine, param: &str) -> String {
     match d {
-        Dialect::Sqlite => {
+        Engine::Sqlite => {
             format!("(SELECT p.value ->> 0 AS a, p.value ->> 1 AS b FROM json_each({param}) AS p)")
         }
-        Dialect::Postgres => format!(
+        Engine::Postgres => format!(
             "(SELECT p.value ->> 0 AS a, p.value ->> 1 AS b
                 FROM json_array_elements(CAST({param} AS TEXT)::json) AS p(value))"
         ),
@@ -57,44 +55,44 @@ pub fn json_array<T: Serialize>(items: &[T]) -> Result<String, Error> {
 }
 
 /// The larger of two values: SQLite's scalar two-argument `max`, PostgreSQL's `GREATEST`.
-pub fn greatest(d: Dialect, a: &str, b: &str) -> String {
+pub fn greatest(d: Engine, a: &str, b: &str) -> String {
     match d {
-        Dialect::Sqlite => format!("max({a}, {b})"),
-        Dialect::Postgres => format!("GREATEST({a}, {b})"),
+        Engine::Sqlite => format!("max({a}, {b})"),
+        Engine::Postgres => format!("GREATEST({a}, {b})"),
     }
 }
 
 /// True when `needle` occurs in `haystack`.
-pub fn contains(d: Dialect, haystack: &str, needle: &str) -> String {
+pub fn contains(d: Engine, haystack: &str, needle: &str) -> String {
     match d {
-        Dialect::Sqlite => format!("instr({haystack}, {needle}) > 0"),
-        Dialect::Postgres => format!("strpos({haystack}, {needle}) > 0"),
+        Engine::Sqlite => format!("instr({haystack}, {needle}) > 0"),
+        Engine::Postgres => format!("strpos({haystack}, {needle}) > 0"),
     }
 }
 
 /// MLflow's case-sensitive `LIKE ?`, with the pattern from [`like_pattern`]: SQLite's
 /// `LIKE` ignores ASCII case, so there it is `GLOB` with the pattern translated.
-pub fn like(d: Dialect) -> &'static str {
+pub fn like(d: Engine) -> &'static str {
     match d {
-        Dialect::Sqlite => "GLOB ?",
-        Dialect::Postgres => "LIKE ?",
+        Engine::Sqlite => "GLOB ?",
+        Engine::Postgres => "LIKE ?",
     }
 }
 
 /// MLflow's `ILIKE ?` (ASCII case ignored): SQLite's `LIKE`, PostgreSQL's `ILIKE`.
-pub fn ilike(d: Dialect) -> &'static str {
+pub fn ilike(d: Engine) -> &'static str {
     match d {
-        Dialect::Sqlite => "LIKE ?",
-        Dialect::Postgres => "ILIKE ?",
+        Engine::Sqlite => "LIKE ?",
+        Engine::Postgres => "ILIKE ?",
     }
 }
 
 /// The pattern to bind for [`like`]: a SQL LIKE pattern (`%`, `_`) as GLOB on SQLite, as
 /// it is on PostgreSQL.
-pub fn like_pattern(d: Dialect, pattern: &str) -> String {
+pub fn like_pattern(d: Engine, pattern: &str) -> String {
     match d {
-        Dialect::Sqlite => like_to_glob(pattern),
-        Dialect::Postgres => pattern.to_owned(),
+        Engine::Sqlite => like_to_glob(pattern),
+        Engine::Postgres => pattern.to_owned(),
     }
 }
 
@@ -111,10 +109,10 @@ pub fn integer_column_vs(col: &str, n: f64) -> (String, Value) {
 
 /// How a table without a key is read in insertion order: SQLite's `rowid`, the `seq`
 /// identity column of the PostgreSQL schema.
-pub fn insertion_order(d: Dialect) -> &'static str {
+pub fn insertion_order(d: Engine) -> &'static str {
     match d {
-        Dialect::Sqlite => "rowid",
-        Dialect::Postgres => "seq",
+        Engine::Sqlite => "rowid",
+        Engine::Postgres => "seq",
     }
 }
 
