@@ -13,8 +13,9 @@ use api_types::jobs::{JobRunDetail, RunJob};
 use api_types::logs::{LevelMode, LogEvent, LogLevel, LogLine, LogPage, LogQuery, MAX_PAGE};
 use api_types::JobRunStatus;
 use chrono::{DateTime, Utc};
+use net::ApiClient;
 
-use super::client::{Client, ClientError, Remote};
+use super::client::{explain, Remote};
 use server::logs::wire;
 
 /// How long `--follow` waits before reconnecting after the stream dropped.
@@ -67,11 +68,9 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// Runs `runlens logs ...`.
 pub fn logs(args: LogsArgs) -> Result<(), String> {
-    let client = Client::new(&args.remote)?;
+    let client = args.remote.client()?;
     runtime()?.block_on(async move {
-        let run_id = resolve_run(&client, &args.id, args.attempt)
-            .await
-            .map_err(|e| e.to_string())?;
+        let run_id = resolve_run(&client, &args.id, args.attempt).await?;
         let query = LogQuery {
             node: args.node.clone(),
             level: args.level,
@@ -125,57 +124,42 @@ fn parse_time_at(s: &str, now_ms: i64) -> Result<i64, String> {
 
 /// The run whose lines are read: a run id as given, or the job run's attempt (latest
 /// unless `attempt`).
-async fn resolve_run(
-    client: &Client,
-    id: &str,
-    attempt: Option<u32>,
-) -> Result<String, ClientError> {
-    let refused = |status, message| ClientError::Refused { status, message };
+async fn resolve_run(client: &ApiClient, id: &str, attempt: Option<u32>) -> Result<String, String> {
     let is_run_id = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
     let (job_run_id, attempts) = if is_run_id {
         if attempt.is_none() {
             return Ok(id.to_owned());
         }
         let job: RunJob = client
-            .get_json(&format!("/api/v1/runs/{id}/job"), &[])
-            .await?;
-        let info = job.job.ok_or_else(|| {
-            refused(
-                reqwest::StatusCode::NOT_FOUND,
-                format!("run {id} was not started by a job, so it has no attempts"),
-            )
-        })?;
+            .get(&format!("/api/v1/runs/{id}/job"))
+            .send_json()
+            .await
+            .map_err(explain)?;
+        let info = job
+            .job
+            .ok_or_else(|| format!("run {id} was not started by a job, so it has no attempts"))?;
         (info.job_run_id, info.attempts)
     } else {
         let job_run_id: i64 = id.parse().map_err(|_| {
-            refused(
-                reqwest::StatusCode::BAD_REQUEST,
-                format!(
-                    "{id:?} is neither a job run id (an integer) nor a run id (32 hex \
-                     characters)"
-                ),
-            )
+            format!("{id:?} is neither a job run id (an integer) nor a run id (32 hex characters)")
         })?;
         let detail: JobRunDetail = client
-            .get_json(&format!("/api/v1/job-runs/{job_run_id}"), &[])
-            .await?;
+            .get(&format!("/api/v1/job-runs/{job_run_id}"))
+            .send_json()
+            .await
+            .map_err(explain)?;
         (job_run_id, detail.attempts)
     };
     let pick = match attempt {
         Some(n) => attempts.iter().find(|a| a.number == n),
         None => attempts.iter().max_by_key(|a| a.number),
     };
-    pick.map(|a| a.run_id.clone()).ok_or_else(|| {
-        refused(
-            reqwest::StatusCode::NOT_FOUND,
-            match attempt {
-                Some(n) => format!(
-                    "job run {job_run_id} has no attempt {n} (it has {})",
-                    attempts.len()
-                ),
-                None => format!("job run {job_run_id} has no attempt yet, so no logs"),
-            },
-        )
+    pick.map(|a| a.run_id.clone()).ok_or_else(|| match attempt {
+        Some(n) => format!(
+            "job run {job_run_id} has no attempt {n} (it has {})",
+            attempts.len()
+        ),
+        None => format!("job run {job_run_id} has no attempt yet, so no logs"),
     })
 }
 
@@ -212,7 +196,7 @@ fn emit(text: &str) -> Result<bool, String> {
 
 /// Prints every matching line, oldest first, then (with `follow`) the new ones.
 async fn print_lines(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     follow: bool,
@@ -223,9 +207,11 @@ async fn print_lines(
     let follow_from = loop {
         let q = pairs(query, &[position.clone(), ("limit", MAX_PAGE.to_string())]);
         let page: LogPage = client
-            .get_json(&path, &q)
+            .get(&path)
+            .query(&q)
+            .send_json()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(explain)?;
         if first {
             notices(&page);
             first = false;
@@ -273,7 +259,7 @@ fn notices(page: &LogPage) {
 /// Follows the event stream from `from` until the job run ends; reconnects after a dropped
 /// connection with `Last-Event-ID`, so no line is printed twice or skipped.
 async fn follow_lines(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     from: String,
@@ -282,17 +268,18 @@ async fn follow_lines(
     let q = pairs(query, &[("from", from.clone())]);
     let mut last_id = from;
     loop {
-        let headers = [
-            ("accept", "text/event-stream".to_owned()),
-            ("last-event-id", last_id.clone()),
-        ];
-        let ended = match client.get(&path, &q, &headers, true).await {
+        let call = client
+            .get(&path)
+            .query(&q)
+            .header("accept", "text/event-stream")
+            .header("last-event-id", &last_id);
+        let ended = match call.send_streamed().await {
             Ok(resp) => read_events(resp, &mut last_id).await?,
             Err(e) if e.is_transient() => {
-                eprintln!("runlens: {e}; retrying");
+                eprintln!("runlens: {}; retrying", explain(e));
                 false
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(explain(e)),
         };
         if ended {
             return Ok(());
@@ -396,7 +383,7 @@ fn dispatch(ev: SseEvent, last_id: &mut String) -> Result<Option<bool>, String> 
 
 /// Writes each node's matching lines to `dir/<node>.log` (only `--node` if given).
 async fn download(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     dir: &Path,
@@ -406,9 +393,11 @@ async fn download(
         None => {
             let q = [("limit", "1".to_owned())];
             let page: LogPage = client
-                .get_json(&format!("/api/v1/runs/{run_id}/logs"), &q)
+                .get(&format!("/api/v1/runs/{run_id}/logs"))
+                .query(&q)
+                .send_json()
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(explain)?;
             notices(&page);
             page.nodes
         }
@@ -428,9 +417,11 @@ async fn download(
             &[],
         );
         let mut resp = client
-            .get(&path, &q, &[], true)
+            .get(&path)
+            .query(&q)
+            .send_streamed()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(explain)?;
         let mut out = std::io::BufWriter::new(
             std::fs::File::create(&file)
                 .map_err(|e| format!("cannot create {}: {e}", file.display()))?,
