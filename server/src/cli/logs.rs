@@ -4,6 +4,7 @@
 //! (`<time UTC> <node> <LEVEL or -> <text>`). `--follow` keeps printing new lines (over the
 //! server's event stream, resuming after a dropped connection with no gap and no
 //! duplicate) until the job run ends; `--download-to DIR` writes `DIR/<node>.log` per node.
+//! The event stream is parsed by `eventsource-stream`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,8 @@ use api_types::jobs::{JobRunDetail, RunJob};
 use api_types::logs::{LevelMode, LogEvent, LogLevel, LogLine, LogPage, LogQuery, MAX_PAGE};
 use api_types::JobRunStatus;
 use chrono::{DateTime, Utc};
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures_util::StreamExt;
 use net::ApiClient;
 
 use super::client::{explain, Remote};
@@ -288,66 +291,49 @@ async fn follow_lines(
     }
 }
 
-/// One server-sent event being read.
-#[derive(Default)]
+/// One server-sent event, as [`dispatch`] acts on it.
 struct SseEvent {
     event: String,
     id: Option<String>,
     data: String,
 }
 
+impl From<eventsource_stream::Event> for SseEvent {
+    fn from(ev: eventsource_stream::Event) -> Self {
+        SseEvent {
+            event: ev.event,
+            // The parser keeps the last id seen for events that carry none.
+            id: (!ev.id.is_empty()).then_some(ev.id),
+            data: ev.data,
+        }
+    }
+}
+
 /// Reads events until the stream ends (`Ok(false)`: reconnect) or the job run has ended
 /// or stdout closed (`Ok(true)`), printing lines and keeping the last event id.
-async fn read_events(mut resp: reqwest::Response, last_id: &mut String) -> Result<bool, String> {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut ev = SseEvent::default();
-    loop {
-        let chunk = match resp.chunk().await {
-            Ok(Some(c)) => c,
-            Ok(None) => return Ok(false),
-            Err(e) => {
+async fn read_events(resp: reqwest::Response, last_id: &mut String) -> Result<bool, String> {
+    let chunks = futures_util::stream::unfold(resp, |mut resp| async move {
+        let chunk = resp.chunk().await.transpose()?;
+        Some((chunk, resp))
+    });
+    let mut events = std::pin::pin!(chunks.eventsource());
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(EventStreamError::Transport(e)) => {
                 eprintln!(
                     "runlens: the log stream dropped ({}); resuming",
                     net::describe(&e)
                 );
                 return Ok(false);
             }
+            Err(e) => return Err(format!("unexpected event stream from the server: {e}")),
         };
-        buf.extend_from_slice(&chunk);
-        while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
-            let raw: Vec<u8> = buf.drain(..=nl).collect();
-            let line = String::from_utf8_lossy(&raw);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if !line.is_empty() {
-                sse_field(&mut ev, line);
-                continue;
-            }
-            let done = std::mem::take(&mut ev);
-            if let Some(stop) = dispatch(done, last_id)? {
-                return Ok(stop);
-            }
+        if let Some(stop) = dispatch(event.into(), last_id)? {
+            return Ok(stop);
         }
     }
-}
-
-/// One `field: value` line of an event (comments ignored).
-fn sse_field(ev: &mut SseEvent, line: &str) {
-    if line.starts_with(':') {
-        return;
-    }
-    let (field, value) = line.split_once(':').unwrap_or((line, ""));
-    let value = value.strip_prefix(' ').unwrap_or(value);
-    match field {
-        "event" => value.clone_into(&mut ev.event),
-        "id" => ev.id = Some(value.to_owned()),
-        "data" => {
-            if !ev.data.is_empty() {
-                ev.data.push('\n');
-            }
-            ev.data.push_str(value);
-        }
-        _ => {}
-    }
+    Ok(false)
 }
 
 /// Acts on a complete event: prints lines, notes the id; `Some(true)` to stop (the job run
@@ -464,16 +450,22 @@ mod tests {
 
     #[test]
     fn events_parse_across_fields_and_comments() {
-        let mut ev = SseEvent::default();
-        for l in [
+        let text = [
             ": keep-alive",
+            "",
             "event: lines",
             "id: 42",
             "data: {\"lines\":",
             "data: []}",
-        ] {
-            sse_field(&mut ev, l);
-        }
+            "",
+            "",
+        ]
+        .join("\n");
+        let chunks = futures_util::stream::iter([Ok::<_, ()>(text)]);
+        let mut events: Vec<eventsource_stream::Event> =
+            futures_executor::block_on(chunks.eventsource().map(Result::unwrap).collect());
+        assert_eq!(events.len(), 1, "the comment makes no event");
+        let ev = SseEvent::from(events.remove(0));
         assert_eq!(ev.event, "lines");
         assert_eq!(ev.id.as_deref(), Some("42"));
         assert_eq!(ev.data, "{\"lines\":\n[]}");
