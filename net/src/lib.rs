@@ -1,15 +1,18 @@
 //! What runlens' programs share on the network: the https client setup of the agent, the
 //! `runlens` CLI and the server's node poller ([`client`]: rustls with the system's roots
-//! plus a private CA from a PEM file, base URLs checked, transport errors told plainly), and
-//! the TLS listener the server and the agent serve https on ([`listener`]), and the
-//! exponential back-off of clients that retry ([`backoff`]).
+//! plus a private CA from a PEM file, base URLs checked, transport errors told plainly), the
+//! one client of the runlens API the agent and the CLI call the server with
+//! ([`api_client`]), the TLS listener the server and the agent serve https on
+//! ([`listener`]), and the exponential back-off of clients that retry ([`backoff`]).
 
+pub mod api_client;
 pub mod backoff;
 pub mod client;
 pub mod listener;
 #[cfg(feature = "test-ca")]
 pub mod test_ca;
 
+pub use api_client::{ApiClient, Call, ClientError, ClientOptions};
 pub use backoff::Backoff;
 pub use client::{base_url, client_builder, describe, CA_CERT_ENV};
 pub use listener::{server_config, TlsListener};

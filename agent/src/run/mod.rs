@@ -448,10 +448,7 @@ fn spool_name(attempt: &Attempt, node: &str) -> String {
 
 /// Whether a failed call may succeed if made again (no answer, a timeout, a 5xx).
 fn transient(err: &ClientError) -> bool {
-    match err.status() {
-        None => matches!(err, ClientError::Unreachable { .. }),
-        Some(status) => status.is_server_error() || matches!(status.as_u16(), 408 | 429),
-    }
+    err.is_transient()
 }
 
 /// Makes `call` until it succeeds, fails for good, or [`MUST_RETRY_FOR`] has passed (back-off

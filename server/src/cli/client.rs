@@ -1,11 +1,11 @@
-//! The HTTP client of the client commands (`runlens jobs`, `runlens logs`): calls the app
-//! API of a running server with a bearer token and turns its answers into what a terminal
-//! shows (an error's message as the server wrote it, e.g. the access message of a 403).
+//! The client commands' (`runlens jobs`, `runlens logs`) side of [`net::ApiClient`]: where
+//! the server is and who calls it ([`Remote`]), and how a failed call reads in a terminal
+//! ([`explain`]: an error's message as the server wrote it, e.g. the access message of a 403).
 
 use std::time::Duration;
 
-use reqwest::{Response, StatusCode};
-use serde::de::DeserializeOwned;
+use net::{ApiClient, ClientError};
+use reqwest::StatusCode;
 
 /// How long a connection may take to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,127 +33,33 @@ pub struct Remote {
     pub ca_cert: Option<std::path::PathBuf>,
 }
 
-/// Why a call failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    /// No answer: connection refused, name resolution, timeout, a dropped stream.
-    #[error("cannot reach {url}: {reason}")]
-    Unreachable {
-        /// The URL called.
-        url: String,
-        /// Why.
-        reason: String,
-    },
-    /// The server refused: its own message (a 403's names who can grant access).
-    #[error("{message}")]
-    Refused {
-        /// The status.
-        status: StatusCode,
-        /// The server's message.
-        message: String,
-    },
-    /// A success whose body was not what was expected.
-    #[error("{path}: unexpected answer: {reason}")]
-    Decode {
-        /// The path called.
-        path: String,
-        /// Why.
-        reason: String,
-    },
-}
-
-impl ClientError {
-    /// Whether trying again later may work (the server was unreachable or failed).
-    pub fn is_transient(&self) -> bool {
-        match self {
-            ClientError::Unreachable { .. } => true,
-            ClientError::Refused { status, .. } => status.is_server_error(),
-            ClientError::Decode { .. } => false,
-        }
-    }
-}
-
-/// A server at a base URL, called with an optional bearer token.
-pub struct Client {
-    http: reqwest::Client,
-    base: String,
-    token: Option<String>,
-}
-
-impl Client {
-    /// A client of `remote`; the URL must be `http(s)://host[:port][/prefix]`.
-    pub fn new(remote: &Remote) -> Result<Client, String> {
-        let base = net::base_url(&remote.server).map_err(|e| format!("--server: {e}"))?;
-        let http = net::client_builder(remote.ca_cert.as_deref())
-            .map_err(|e| format!("--ca-cert: {e}"))?
-            .connect_timeout(CONNECT_TIMEOUT)
-            .build()
-            .map_err(|e| format!("HTTP client: {}", net::describe(&e)))?;
-        Ok(Client {
-            http,
-            base,
-            token: remote.token.clone().filter(|t| !t.is_empty()),
-        })
-    }
-
-    /// GETs `path` (under the base URL, e.g. `/api/v1/job-runs`) with `query` and extra
-    /// `headers`; an error status becomes [`ClientError::Refused`] with the server's message.
-    /// `stream`: no overall timeout (event streams, downloads).
-    pub async fn get(
-        &self,
-        path: &str,
-        query: &[(&str, String)],
-        headers: &[(&str, String)],
-        stream: bool,
-    ) -> Result<Response, ClientError> {
-        let url = format!("{}{path}", self.base);
-        let mut req = self.http.get(&url).query(query);
-        if !stream {
-            req = req.timeout(JSON_TIMEOUT);
-        }
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
-        }
-        for (k, v) in headers {
-            req = req.header(*k, v);
-        }
-        let resp = req.send().await.map_err(|e| ClientError::Unreachable {
-            url: url.clone(),
-            reason: net::describe(&e),
-        })?;
-        let status = resp.status();
-        if status.is_success() {
-            return Ok(resp);
-        }
-        let body = resp.text().await.unwrap_or_default();
-        let message = serde_json::from_str::<api_types::ApiError>(&body)
-            .map(|e| e.message)
-            .unwrap_or_else(|_| {
-                let start: String = body.chars().take(300).collect();
-                format!("GET {path} answered {status}: {start}")
-            });
-        let message = if status == StatusCode::UNAUTHORIZED {
-            format!("{message} (give an API token with --token or RUNLENS_TOKEN)")
-        } else {
-            message
+impl Remote {
+    /// A client of this server with this token; the URL must be
+    /// `http(s)://host[:port][/prefix]`.
+    pub fn client(&self) -> Result<ApiClient, String> {
+        let base = net::base_url(&self.server).map_err(|e| format!("--server: {e}"))?;
+        let options = net::ClientOptions {
+            ca_cert: self.ca_cert.as_deref(),
+            connect_timeout: Some(CONNECT_TIMEOUT),
+            timeout: Some(JSON_TIMEOUT),
+            user_agent: None,
         };
-        Err(ClientError::Refused { status, message })
+        let client = ApiClient::new(&base, options).map_err(|e| e.to_string())?;
+        Ok(client.with_token(self.token.as_deref()))
     }
+}
 
-    /// GETs `path` and decodes its JSON body.
-    pub async fn get_json<T: DeserializeOwned>(
-        &self,
-        path: &str,
-        query: &[(&str, String)],
-    ) -> Result<T, ClientError> {
-        let resp = self.get(path, query, &[], false).await?;
-        let bytes = resp.bytes().await.map_err(|e| ClientError::Unreachable {
-            url: format!("{}{path}", self.base),
-            reason: net::describe(&e),
-        })?;
-        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
-            path: path.to_owned(),
-            reason: e.to_string(),
-        })
+/// A failed call as a terminal shows it: the server's own message when it wrote one (a
+/// 403's names who can grant access), else the error; a 401 says how to give a token.
+pub fn explain(err: ClientError) -> String {
+    let status = err.status();
+    let text = match err {
+        ClientError::Status { message, .. } => message,
+        other => other.to_string(),
+    };
+    if status == Some(StatusCode::UNAUTHORIZED) {
+        format!("{text} (give an API token with --token or RUNLENS_TOKEN)")
+    } else {
+        text
     }
 }

@@ -4,7 +4,7 @@
 
 use api_types::jobs::{JobRunDetail, JobRunList};
 
-use super::client::{Client, Remote};
+use super::client::{explain, Remote};
 use super::format_time;
 
 /// `runlens jobs ...`
@@ -46,21 +46,25 @@ pub fn jobs(args: JobsArgs) -> Result<(), String> {
             all_status,
             limit,
         } => {
-            let client = Client::new(&remote)?;
+            let client = remote.client()?;
             let query = [
                 ("all_status", all_status.to_string()),
                 ("limit", limit.to_string()),
             ];
             let list: JobRunList = rt
-                .block_on(client.get_json("/api/v1/job-runs", &query))
-                .map_err(|e| e.to_string())?;
+                .block_on(client.get("/api/v1/job-runs").query(&query).send_json())
+                .map_err(explain)?;
             print!("{}", list_table(&list.job_runs, all_status));
         }
         JobsCommand::Get { remote, job_run_id } => {
-            let client = Client::new(&remote)?;
+            let client = remote.client()?;
             let detail: JobRunDetail = rt
-                .block_on(client.get_json(&format!("/api/v1/job-runs/{job_run_id}"), &[]))
-                .map_err(|e| e.to_string())?;
+                .block_on(
+                    client
+                        .get(&format!("/api/v1/job-runs/{job_run_id}"))
+                        .send_json(),
+                )
+                .map_err(explain)?;
             print!("{}", detail_text(&detail));
         }
     }

@@ -4,6 +4,7 @@
 //! (`<time UTC> <node> <LEVEL or -> <text>`). `--follow` keeps printing new lines (over the
 //! server's event stream, resuming after a dropped connection with no gap and no
 //! duplicate) until the job run ends; `--download-to DIR` writes `DIR/<node>.log` per node.
+//! The event stream is parsed by `eventsource-stream`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,8 +14,11 @@ use api_types::jobs::{JobRunDetail, RunJob};
 use api_types::logs::{LevelMode, LogEvent, LogLevel, LogLine, LogPage, LogQuery, MAX_PAGE};
 use api_types::JobRunStatus;
 use chrono::{DateTime, Utc};
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures_util::StreamExt;
+use net::ApiClient;
 
-use super::client::{Client, ClientError, Remote};
+use super::client::{explain, Remote};
 use server::logs::wire;
 
 /// How long `--follow` waits before reconnecting after the stream dropped.
@@ -67,11 +71,9 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// Runs `runlens logs ...`.
 pub fn logs(args: LogsArgs) -> Result<(), String> {
-    let client = Client::new(&args.remote)?;
+    let client = args.remote.client()?;
     runtime()?.block_on(async move {
-        let run_id = resolve_run(&client, &args.id, args.attempt)
-            .await
-            .map_err(|e| e.to_string())?;
+        let run_id = resolve_run(&client, &args.id, args.attempt).await?;
         let query = LogQuery {
             node: args.node.clone(),
             level: args.level,
@@ -125,57 +127,42 @@ fn parse_time_at(s: &str, now_ms: i64) -> Result<i64, String> {
 
 /// The run whose lines are read: a run id as given, or the job run's attempt (latest
 /// unless `attempt`).
-async fn resolve_run(
-    client: &Client,
-    id: &str,
-    attempt: Option<u32>,
-) -> Result<String, ClientError> {
-    let refused = |status, message| ClientError::Refused { status, message };
+async fn resolve_run(client: &ApiClient, id: &str, attempt: Option<u32>) -> Result<String, String> {
     let is_run_id = id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
     let (job_run_id, attempts) = if is_run_id {
         if attempt.is_none() {
             return Ok(id.to_owned());
         }
         let job: RunJob = client
-            .get_json(&format!("/api/v1/runs/{id}/job"), &[])
-            .await?;
-        let info = job.job.ok_or_else(|| {
-            refused(
-                reqwest::StatusCode::NOT_FOUND,
-                format!("run {id} was not started by a job, so it has no attempts"),
-            )
-        })?;
+            .get(&format!("/api/v1/runs/{id}/job"))
+            .send_json()
+            .await
+            .map_err(explain)?;
+        let info = job
+            .job
+            .ok_or_else(|| format!("run {id} was not started by a job, so it has no attempts"))?;
         (info.job_run_id, info.attempts)
     } else {
         let job_run_id: i64 = id.parse().map_err(|_| {
-            refused(
-                reqwest::StatusCode::BAD_REQUEST,
-                format!(
-                    "{id:?} is neither a job run id (an integer) nor a run id (32 hex \
-                     characters)"
-                ),
-            )
+            format!("{id:?} is neither a job run id (an integer) nor a run id (32 hex characters)")
         })?;
         let detail: JobRunDetail = client
-            .get_json(&format!("/api/v1/job-runs/{job_run_id}"), &[])
-            .await?;
+            .get(&format!("/api/v1/job-runs/{job_run_id}"))
+            .send_json()
+            .await
+            .map_err(explain)?;
         (job_run_id, detail.attempts)
     };
     let pick = match attempt {
         Some(n) => attempts.iter().find(|a| a.number == n),
         None => attempts.iter().max_by_key(|a| a.number),
     };
-    pick.map(|a| a.run_id.clone()).ok_or_else(|| {
-        refused(
-            reqwest::StatusCode::NOT_FOUND,
-            match attempt {
-                Some(n) => format!(
-                    "job run {job_run_id} has no attempt {n} (it has {})",
-                    attempts.len()
-                ),
-                None => format!("job run {job_run_id} has no attempt yet, so no logs"),
-            },
-        )
+    pick.map(|a| a.run_id.clone()).ok_or_else(|| match attempt {
+        Some(n) => format!(
+            "job run {job_run_id} has no attempt {n} (it has {})",
+            attempts.len()
+        ),
+        None => format!("job run {job_run_id} has no attempt yet, so no logs"),
     })
 }
 
@@ -212,7 +199,7 @@ fn emit(text: &str) -> Result<bool, String> {
 
 /// Prints every matching line, oldest first, then (with `follow`) the new ones.
 async fn print_lines(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     follow: bool,
@@ -223,9 +210,11 @@ async fn print_lines(
     let follow_from = loop {
         let q = pairs(query, &[position.clone(), ("limit", MAX_PAGE.to_string())]);
         let page: LogPage = client
-            .get_json(&path, &q)
+            .get(&path)
+            .query(&q)
+            .send_json()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(explain)?;
         if first {
             notices(&page);
             first = false;
@@ -273,7 +262,7 @@ fn notices(page: &LogPage) {
 /// Follows the event stream from `from` until the job run ends; reconnects after a dropped
 /// connection with `Last-Event-ID`, so no line is printed twice or skipped.
 async fn follow_lines(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     from: String,
@@ -282,17 +271,18 @@ async fn follow_lines(
     let q = pairs(query, &[("from", from.clone())]);
     let mut last_id = from;
     loop {
-        let headers = [
-            ("accept", "text/event-stream".to_owned()),
-            ("last-event-id", last_id.clone()),
-        ];
-        let ended = match client.get(&path, &q, &headers, true).await {
+        let call = client
+            .get(&path)
+            .query(&q)
+            .header("accept", "text/event-stream")
+            .header("last-event-id", &last_id);
+        let ended = match call.send_streamed().await {
             Ok(resp) => read_events(resp, &mut last_id).await?,
             Err(e) if e.is_transient() => {
-                eprintln!("runlens: {e}; retrying");
+                eprintln!("runlens: {}; retrying", explain(e));
                 false
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(explain(e)),
         };
         if ended {
             return Ok(());
@@ -301,66 +291,49 @@ async fn follow_lines(
     }
 }
 
-/// One server-sent event being read.
-#[derive(Default)]
+/// One server-sent event, as [`dispatch`] acts on it.
 struct SseEvent {
     event: String,
     id: Option<String>,
     data: String,
 }
 
+impl From<eventsource_stream::Event> for SseEvent {
+    fn from(ev: eventsource_stream::Event) -> Self {
+        SseEvent {
+            event: ev.event,
+            // The parser keeps the last id seen for events that carry none.
+            id: (!ev.id.is_empty()).then_some(ev.id),
+            data: ev.data,
+        }
+    }
+}
+
 /// Reads events until the stream ends (`Ok(false)`: reconnect) or the job run has ended
 /// or stdout closed (`Ok(true)`), printing lines and keeping the last event id.
-async fn read_events(mut resp: reqwest::Response, last_id: &mut String) -> Result<bool, String> {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut ev = SseEvent::default();
-    loop {
-        let chunk = match resp.chunk().await {
-            Ok(Some(c)) => c,
-            Ok(None) => return Ok(false),
-            Err(e) => {
+async fn read_events(resp: reqwest::Response, last_id: &mut String) -> Result<bool, String> {
+    let chunks = futures_util::stream::unfold(resp, |mut resp| async move {
+        let chunk = resp.chunk().await.transpose()?;
+        Some((chunk, resp))
+    });
+    let mut events = std::pin::pin!(chunks.eventsource());
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(EventStreamError::Transport(e)) => {
                 eprintln!(
                     "runlens: the log stream dropped ({}); resuming",
                     net::describe(&e)
                 );
                 return Ok(false);
             }
+            Err(e) => return Err(format!("unexpected event stream from the server: {e}")),
         };
-        buf.extend_from_slice(&chunk);
-        while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
-            let raw: Vec<u8> = buf.drain(..=nl).collect();
-            let line = String::from_utf8_lossy(&raw);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if !line.is_empty() {
-                sse_field(&mut ev, line);
-                continue;
-            }
-            let done = std::mem::take(&mut ev);
-            if let Some(stop) = dispatch(done, last_id)? {
-                return Ok(stop);
-            }
+        if let Some(stop) = dispatch(event.into(), last_id)? {
+            return Ok(stop);
         }
     }
-}
-
-/// One `field: value` line of an event (comments ignored).
-fn sse_field(ev: &mut SseEvent, line: &str) {
-    if line.starts_with(':') {
-        return;
-    }
-    let (field, value) = line.split_once(':').unwrap_or((line, ""));
-    let value = value.strip_prefix(' ').unwrap_or(value);
-    match field {
-        "event" => value.clone_into(&mut ev.event),
-        "id" => ev.id = Some(value.to_owned()),
-        "data" => {
-            if !ev.data.is_empty() {
-                ev.data.push('\n');
-            }
-            ev.data.push_str(value);
-        }
-        _ => {}
-    }
+    Ok(false)
 }
 
 /// Acts on a complete event: prints lines, notes the id; `Some(true)` to stop (the job run
@@ -396,7 +369,7 @@ fn dispatch(ev: SseEvent, last_id: &mut String) -> Result<Option<bool>, String> 
 
 /// Writes each node's matching lines to `dir/<node>.log` (only `--node` if given).
 async fn download(
-    client: &Client,
+    client: &ApiClient,
     run_id: &str,
     query: &LogQuery,
     dir: &Path,
@@ -406,9 +379,11 @@ async fn download(
         None => {
             let q = [("limit", "1".to_owned())];
             let page: LogPage = client
-                .get_json(&format!("/api/v1/runs/{run_id}/logs"), &q)
+                .get(&format!("/api/v1/runs/{run_id}/logs"))
+                .query(&q)
+                .send_json()
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(explain)?;
             notices(&page);
             page.nodes
         }
@@ -428,9 +403,11 @@ async fn download(
             &[],
         );
         let mut resp = client
-            .get(&path, &q, &[], true)
+            .get(&path)
+            .query(&q)
+            .send_streamed()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(explain)?;
         let mut out = std::io::BufWriter::new(
             std::fs::File::create(&file)
                 .map_err(|e| format!("cannot create {}: {e}", file.display()))?,
@@ -473,16 +450,22 @@ mod tests {
 
     #[test]
     fn events_parse_across_fields_and_comments() {
-        let mut ev = SseEvent::default();
-        for l in [
+        let text = [
             ": keep-alive",
+            "",
             "event: lines",
             "id: 42",
             "data: {\"lines\":",
             "data: []}",
-        ] {
-            sse_field(&mut ev, l);
-        }
+            "",
+            "",
+        ]
+        .join("\n");
+        let chunks = futures_util::stream::iter([Ok::<_, ()>(text)]);
+        let mut events: Vec<eventsource_stream::Event> =
+            futures_executor::block_on(chunks.eventsource().map(Result::unwrap).collect());
+        assert_eq!(events.len(), 1, "the comment makes no event");
+        let ev = SseEvent::from(events.remove(0));
         assert_eq!(ev.event, "lines");
         assert_eq!(ev.id.as_deref(), Some("42"));
         assert_eq!(ev.data, "{\"lines\":\n[]}");
