@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Seeding rate: runs a second that stock-client processes can log through the MLflow API,
+each run as a training script's tracking makes it (`create_run`, one `log_batch` of params,
+metrics and tags, `set_terminated`), for two builds in one run.
+
+Usage: .venv/bin/python bench/seed_rate.py --before PATH [--binary target/release/runlens]
+       [--clients 3] [--seconds 20] [--rounds 2] [--no-write]
+
+Each round starts each build in turn (the order alternating) on a fresh data dir (SQLite,
+as `make run` serves) and runs `--clients` processes of the stock client (`MlflowClient`)
+for `--seconds`: each makes runs back to back, a run being `create_run`, `log_batch` with
+20 params, 10 metrics at one step and 3 tags, and `set_terminated`; runs finished inside the
+window count. Both builds see the same stretch of machine load within a round; the median
+over rounds is reported. Per call kind the median and p99 milliseconds, with the server's own
+share from its `Server-Timing` header where the build sends one.
+
+Results: bench/seed_rate_results.json and, unless `--no-write`, the section
+"## Seeding runs through the MLflow API (issue 33)" of docs/BENCHMARKS.md.
+"""
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import docsection
+from ingest_bench import pct, server_ms, wait_start
+from servers import ROOT, runlens
+
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+SECTION = "## Seeding runs through the MLflow API (issue 33)"
+RESULTS = ROOT / "bench" / "seed_rate_results.json"
+KINDS = ("create_run", "log_batch", "set_terminated")
+
+
+def client(url: str, token: str, exp_id: str, start_at, seconds: float, out) -> None:
+    os.environ["MLFLOW_TRACKING_TOKEN"] = token
+    import mlflow  # noqa: PLC0415 (after the token is in the environment)
+    import mlflow.utils.rest_utils as rest  # noqa: PLC0415
+    from mlflow.entities import Metric, Param, RunTag  # noqa: PLC0415
+
+    seen = []
+    inner = rest.http_request
+
+    def timed(*args, **kwargs):
+        resp = inner(*args, **kwargs)
+        seen.append(server_ms(resp.headers))
+        return resp
+
+    rest.http_request = timed
+    c = mlflow.MlflowClient(tracking_uri=url)
+    ms = {k: [] for k in KINDS}
+    srv = {k: [] for k in KINDS}
+    runs, errors, i = 0, 0, 0
+    start_at = wait_start(start_at)
+    end = start_at + seconds
+    while time.time() < end:
+        now = int(time.time() * 1000)
+        try:
+            for kind in KINDS:
+                seen.clear()
+                t = time.perf_counter()
+                if kind == "create_run":
+                    run_id = c.create_run(exp_id, run_name=f"seed-{os.getpid()}-{i}").info.run_id
+                elif kind == "log_batch":
+                    c.log_batch(run_id,
+                                params=[Param(f"p{k:02d}", str((i * 7 + k) % 97)) for k in range(20)],
+                                metrics=[Metric(f"m{k}", (i % 100) * 0.01 * (k + 1), now, 0) for k in range(10)],
+                                tags=[RunTag(f"t{k}", f"v{i % (k + 2)}") for k in range(3)])
+                else:
+                    c.set_terminated(run_id)
+                ms[kind].append((time.perf_counter() - t) * 1000)
+                if seen and all(v is not None for v in seen):
+                    srv[kind].append(sum(seen))
+            runs += time.time() <= end
+        except Exception:  # noqa: BLE001 (counted, reported)
+            errors += 1
+        i += 1
+    out.put({"runs": runs, "errors": errors, "ms": ms, "server_ms": srv})
+
+
+def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
+    work = Path(tempfile.mkdtemp(prefix="seed-rate-"))
+    try:
+        with runlens(binary, work, dist) as server:
+            os.environ["MLFLOW_TRACKING_TOKEN"] = server.token
+            import mlflow  # noqa: PLC0415
+
+            exp_id = mlflow.MlflowClient(tracking_uri=server.url).create_experiment("seed-rate")
+            q, ready, go, at = mp.Queue(), mp.Queue(), mp.Event(), mp.Value("d", 0.0)
+            procs = [mp.Process(target=client, args=(server.url, server.token, exp_id, (ready, go, at), seconds, q))
+                     for _ in range(clients)]
+            for p in procs:
+                p.start()
+            for _ in procs:
+                ready.get(timeout=600)
+            at.value = time.time() + 0.5
+            go.set()
+            results = [q.get(timeout=seconds + 300) for _ in procs]
+            for p in procs:
+                p.join()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out = {"runs_per_s": sum(r["runs"] for r in results) / seconds,
+           "errors": sum(r["errors"] for r in results), "load1": os.getloadavg()[0], "calls": {}}
+    for kind in KINDS:
+        lat = [x for r in results for x in r["ms"][kind]]
+        srv = [x for r in results for x in r["server_ms"][kind]]
+        out["calls"][kind] = {"p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
+                              "server_p50_ms": pct(srv, 0.5) if srv else None,
+                              "server_p99_ms": pct(srv, 0.99) if srv else None}
+    return out
+
+
+def render(res: dict) -> str:
+    builds = list(res["builds"])
+    med = lambda xs: statistics.median(xs)  # noqa: E731
+    lines = [SECTION, "",
+             f"Measured {res['date']} by `bench/seed_rate.py --clients {res['clients']} --seconds {res['seconds']:g} "
+             f"--rounds {res['rounds']}`: {res['clients']} processes of the stock client (`MlflowClient`, mlflow-skinny) "
+             "each making runs back to back for the window, a run being `create_run`, one `log_batch` (20 params, "
+             "10 metrics at one step, 3 tags) and `set_terminated`, against one `runlens serve` on a fresh SQLite "
+             "data dir; each round runs every build in turn (order alternating). Builds: "
+             + "; ".join(f"**{b}**: {res['builds'][b]}" for b in builds) + ". Load average "
+             f"{res['load'][0]:.1f} at the start, {res['load_after'][0]:.1f} at the end.", "",
+             "| build | runs/s (median of rounds) | each round | create_run p50 / p99 | log_batch p50 / p99 | "
+             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) |",
+             "|---|---:|---|---|---|---|---|"]
+    for b in builds:
+        rounds = res["rounds_data"][b]
+        rate = med([r["runs_per_s"] for r in rounds])
+        last = rounds[-1]["calls"]
+        share = " / ".join("–" if last[k]["server_p50_ms"] is None else f"{last[k]['server_p50_ms']:.0f}"
+                           for k in KINDS)
+        lines.append(f"| {b} | **{rate:.0f}** | " + ", ".join(f"{r['runs_per_s']:.0f} (load {r['load1']:.1f})"
+                                                              for r in rounds) + " | "
+                     + " | ".join(f"{last[k]['p50_ms']:.0f} / {last[k]['p99_ms']:.0f} ms" for k in KINDS)
+                     + f" | {share} ms |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--before", type=Path, required=True, help="the older build")
+    p.add_argument("--before-name", default="before")
+    p.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
+    p.add_argument("--binary-name", default="now")
+    p.add_argument("--dist", type=Path, default=ROOT / "dist")
+    p.add_argument("--clients", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--no-write", action="store_true")
+    args = p.parse_args()
+    builds = {args.before_name: args.before.resolve(), args.binary_name: args.binary.resolve()}
+    res = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "clients": args.clients, "seconds": args.seconds,
+           "rounds": args.rounds, "load": os.getloadavg(), "builds": {k: str(v) for k, v in builds.items()},
+           "rounds_data": {k: [] for k in builds}}
+    names = list(builds)
+    for i in range(args.rounds):
+        for name in (names if i % 2 == 0 else names[::-1]):
+            r = measure(builds[name], args.dist.resolve(), args.clients, args.seconds)
+            res["rounds_data"][name].append(r)
+            print(f"[seed-rate] round {i + 1} {name}: {r['runs_per_s']:.0f} runs/s, load {r['load1']:.1f}", flush=True)
+    res["load_after"] = os.getloadavg()
+    RESULTS.write_text(json.dumps(res, indent=1) + "\n")
+    text = render(res)
+    print(text)
+    if not args.no_write:
+        docsection.write_section(DOC, SECTION, text)
+
+
+if __name__ == "__main__":
+    main()
