@@ -99,7 +99,7 @@ fn only_the_database_seam_names_the_driver() {
     }
     assert!(
         found.is_empty(),
-        "the driver named outside src/db and src/sqlite:\n{}",
+        "the driver named outside src/db:\n{}",
         found.join("\n")
     );
 }
