@@ -13,7 +13,7 @@ use crate::permissions as perm;
 use crate::{AppState, Error};
 
 /// `GET /experiments/{id}/access`
-pub async fn get_experiment_access(
+pub(crate) async fn get_experiment_access(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
 ) -> Result<Json<json::ExperimentAccess>, Error> {
@@ -36,7 +36,7 @@ pub async fn get_experiment_access(
 }
 
 /// `PUT /experiments/{id}/access` with a [`json::GrantRequest`]: grants or changes a level.
-pub async fn put_experiment_access(
+pub(crate) async fn put_experiment_access(
     State(state): State<AppState>,
     guard: ExperimentGuard<MANAGE>,
     body: Bytes,
@@ -56,7 +56,7 @@ pub async fn put_experiment_access(
 }
 
 /// `DELETE /experiments/{id}/access?kind=user|group&name=...`: revokes a grant.
-pub async fn delete_experiment_access(
+pub(crate) async fn delete_experiment_access(
     State(state): State<AppState>,
     guard: ExperimentGuard<MANAGE>,
     query: QueryParams,

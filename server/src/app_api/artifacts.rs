@@ -97,7 +97,7 @@ async fn list(s: &AppState, root: Root, q: ArtifactQuery) -> Result<Json<Artifac
 
 /// The content type of the app's file route: MLflow's guess, except that HTML (which
 /// would run in a browser) is plain text, and text is UTF-8.
-pub fn safe_content_type(name: &str) -> String {
+pub(crate) fn safe_content_type(name: &str) -> String {
     let t = mlflow_mime_type(name);
     let html = t == "text/html" || t == "application/xhtml+xml";
     if html || t == "text/plain" {
@@ -159,7 +159,7 @@ async fn zip(
 type Q = Result<Query<ArtifactQuery>, axum::extract::rejection::QueryRejection>;
 
 /// `GET /runs/{id}/artifacts?path=&page_token=`.
-pub async fn run_list(
+pub(crate) async fn run_list(
     State(s): State<AppState>,
     g: RunGuard<READ>,
     q: Q,
@@ -170,7 +170,7 @@ pub async fn run_list(
 }
 
 /// `GET /runs/{id}/artifacts/file?path=[&download=1]`.
-pub async fn run_file(
+pub(crate) async fn run_file(
     State(s): State<AppState>,
     g: RunGuard<READ>,
     headers: HeaderMap,
@@ -182,7 +182,7 @@ pub async fn run_file(
 }
 
 /// `GET /runs/{id}/artifacts/zip?path=`.
-pub async fn run_zip(
+pub(crate) async fn run_zip(
     State(s): State<AppState>,
     g: RunGuard<READ>,
     q: Q,
@@ -193,7 +193,7 @@ pub async fn run_zip(
 }
 
 /// `GET /runs/{id}/artifacts/mlmodel?path=`.
-pub async fn run_mlmodel(
+pub(crate) async fn run_mlmodel(
     State(s): State<AppState>,
     g: RunGuard<READ>,
     q: Q,
@@ -204,7 +204,7 @@ pub async fn run_mlmodel(
 }
 
 /// `GET /logged-models/{id}/artifacts?path=&page_token=`.
-pub async fn model_list(
+pub(crate) async fn model_list(
     State(s): State<AppState>,
     g: LoggedModelGuard<READ>,
     q: Q,
@@ -215,7 +215,7 @@ pub async fn model_list(
 }
 
 /// `GET /logged-models/{id}/artifacts/file?path=[&download=1]`.
-pub async fn model_file(
+pub(crate) async fn model_file(
     State(s): State<AppState>,
     g: LoggedModelGuard<READ>,
     headers: HeaderMap,
@@ -227,7 +227,7 @@ pub async fn model_file(
 }
 
 /// `GET /logged-models/{id}/artifacts/zip?path=`.
-pub async fn model_zip(
+pub(crate) async fn model_zip(
     State(s): State<AppState>,
     g: LoggedModelGuard<READ>,
     q: Q,
@@ -238,7 +238,7 @@ pub async fn model_zip(
 }
 
 /// `GET /logged-models/{id}/artifacts/mlmodel?path=`.
-pub async fn model_mlmodel(
+pub(crate) async fn model_mlmodel(
     State(s): State<AppState>,
     g: LoggedModelGuard<READ>,
     q: Q,

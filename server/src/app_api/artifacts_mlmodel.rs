@@ -10,7 +10,7 @@ use crate::artifacts::{ArtifactPath, Listing};
 use crate::{AppState, Error};
 
 /// Largest `MLmodel` (or `requirements.txt`) read, in bytes.
-pub const MAX_MLMODEL_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_MLMODEL_BYTES: u64 = 1024 * 1024;
 
 /// The file name MLflow gives a model's metadata.
 const MLMODEL: &str = "MLmodel";
@@ -36,7 +36,7 @@ async fn read_small(s: &AppState, path: &ArtifactPath) -> Result<String, Error> 
 }
 
 /// The summary of the `MLmodel` at `rel` (the file, or a folder holding one).
-pub async fn mlmodel_summary(
+pub(crate) async fn mlmodel_summary(
     s: &AppState,
     root: &Root,
     rel: &str,
@@ -110,7 +110,7 @@ fn columns(v: Option<&Value>) -> Vec<String> {
 }
 
 /// Parses an `MLmodel` file (YAML); 400 when it is not a YAML mapping.
-pub fn parse(yaml: &str) -> Result<MlModelSummary, Error> {
+pub(crate) fn parse(yaml: &str) -> Result<MlModelSummary, Error> {
     let doc: Value = serde_yaml_ng::from_str(yaml)
         .map_err(|e| Error::InvalidParameter(format!("MLmodel is not valid YAML: {e}")))?;
     let Value::Mapping(map) = &doc else {

@@ -20,7 +20,7 @@ const MAX_LIMIT: u64 = 500;
 /// contains `q` (case-insensitive, Unicode-aware), sorted by `sort` (`name`, `last_update`
 /// (default), `created`, `runs`), descending unless `desc=false` (for `name` ascending unless
 /// `desc=true`); ties broken by id. `limit` defaults to 50, at most 500.
-pub async fn list_experiments(
+pub(crate) async fn list_experiments(
     State(state): State<AppState>,
     caller: Caller,
     query: QueryParams,
@@ -78,7 +78,7 @@ fn sort_summaries(items: &mut [json::ExperimentSummary], sort: json::ExperimentS
 /// `GET /api/v1/experiments/{id}`: the experiment (active or deleted), its tags, the
 /// param, metric and tag keys (tags without `mlflow.` system keys) over its active runs,
 /// and whether the caller may edit it (CAN_EDIT or more; administrators may).
-pub async fn get_experiment(
+pub(crate) async fn get_experiment(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
 ) -> Result<Json<json::ExperimentDetail>, Error> {

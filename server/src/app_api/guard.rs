@@ -19,18 +19,18 @@ use crate::routes::{Access, AppPolicy, RouteSpec};
 use crate::{AppState, Error};
 
 /// Level constants for the guards' parameter.
-pub const READ: u8 = 1;
+pub(crate) const READ: u8 = 1;
 /// See [`READ`].
 pub const EDIT: u8 = 2;
 /// See [`READ`].
-pub const MANAGE: u8 = 3;
+pub(crate) const MANAGE: u8 = 3;
 
 /// Job level constants for [`JobGuard`] and [`JobRunGuard`]: `CAN_VIEW`.
-pub const VIEW: u8 = 1;
+pub(crate) const VIEW: u8 = 1;
 /// See [`VIEW`]: `CAN_MANAGE_RUN`.
-pub const MANAGE_RUN: u8 = 2;
+pub(crate) const MANAGE_RUN: u8 = 2;
 /// See [`VIEW`]: `CAN_MANAGE`.
-pub const JOB_MANAGE: u8 = 3;
+pub(crate) const JOB_MANAGE: u8 = 3;
 
 fn job_level(n: u8) -> JobLevel {
     match n {
@@ -107,7 +107,7 @@ impl<const L: u8> FromRequestParts<AppState> for ExperimentGuard<L> {
 
 /// Run `{id}` of the path, on whose experiment the caller holds at least level `L`.
 #[derive(Debug, Clone)]
-pub struct RunGuard<const L: u8> {
+pub(crate) struct RunGuard<const L: u8> {
     /// The run.
     pub run_id: String,
     /// Who asked.
@@ -142,7 +142,7 @@ impl<const L: u8> FromRequestParts<AppState> for RunGuard<L> {
 
 /// An administrator: the caller of a route declared [`AppPolicy::Admin`] (403 otherwise).
 #[derive(Debug, Clone)]
-pub struct AdminGuard {
+pub(crate) struct AdminGuard {
     /// Who asked.
     pub caller: Caller,
 }
@@ -166,7 +166,7 @@ impl FromRequestParts<AppState> for AdminGuard {
 /// Node `{name}` of the path, registered or heartbeated by its own agent (the node
 /// credential for exactly that node) or by an administrator.
 #[derive(Debug, Clone)]
-pub struct NodeAgentGuard {
+pub(crate) struct NodeAgentGuard {
     /// The node.
     pub name: String,
     /// True when the node's own agent calls (its node credential), false for an admin.
@@ -230,7 +230,7 @@ fn integer_id(raw: &str, what: &str) -> Result<i64, Error> {
 /// Job `{id}` of the path, on which the caller holds at least job level `L` ([`VIEW`],
 /// [`MANAGE_RUN`], [`JOB_MANAGE`]; admins and the owner hold `IS_OWNER`).
 #[derive(Debug, Clone)]
-pub struct JobGuard<const L: u8> {
+pub(crate) struct JobGuard<const L: u8> {
     /// The job.
     pub job_id: i64,
     /// Who asked.
@@ -301,7 +301,7 @@ impl<const L: u8> FromRequestParts<AppState> for JobRunGuard<L> {
 /// views the job that produced it (CAN_VIEW). A run no job produced: 404; without the job
 /// grant: 403 with [`api_types::logs::access_denied_message`] and the job's managers.
 #[derive(Debug, Clone)]
-pub struct LogsGuard {
+pub(crate) struct LogsGuard {
     /// The run.
     pub run_id: String,
     /// Who asked.
@@ -312,7 +312,7 @@ pub struct LogsGuard {
 
 /// What [`LogsGuard`] checks: CAN_READ on run `run_id`'s experiment, then CAN_VIEW on the
 /// job that produced it; the attempt the run is. Open log streams check it again as they go.
-pub fn logs_access(c: &Conn, who: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+pub(crate) fn logs_access(c: &Conn, who: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
     require_run(c, who, run_id, Level::CanRead).map_err(|e| match e {
         Error::NotFound(_) => Error::NotFound(format!("run '{run_id}' does not exist")),
         other => other,
@@ -339,7 +339,7 @@ impl FromRequestParts<AppState> for LogsGuard {
 
 /// Logged model `{id}` of the path, on whose experiment the caller holds at least level `L`.
 #[derive(Debug, Clone)]
-pub struct LoggedModelGuard<const L: u8> {
+pub(crate) struct LoggedModelGuard<const L: u8> {
     /// The model (`m-<32 hex>`).
     pub model_id: String,
     /// Who asked.

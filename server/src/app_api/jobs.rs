@@ -27,7 +27,7 @@ pub(super) fn json_body<T: DeserializeOwned>(body: &Bytes, expected: &str) -> Re
 /// `POST /jobs`: the job called `name`, created (201, owned by the caller) or existing
 /// (200, when the caller holds at least CAN_MANAGE_RUN on it; 403 naming its managers
 /// otherwise).
-pub async fn create_job(
+pub(crate) async fn create_job(
     State(state): State<AppState>,
     caller: Caller,
     body: Bytes,
@@ -45,7 +45,7 @@ pub async fn create_job(
 }
 
 /// `GET /jobs/{id}`
-pub async fn get_job(
+pub(crate) async fn get_job(
     State(state): State<AppState>,
     guard: JobGuard<VIEW>,
 ) -> Result<Json<Job>, Error> {
@@ -58,7 +58,7 @@ pub async fn get_job(
 
 /// `POST /jobs/{id}/runs` with a [`CreateJobRun`]: submits a job run (201). CAN_EDIT on the
 /// experiment is checked with the write.
-pub async fn create_job_run(
+pub(crate) async fn create_job_run(
     State(state): State<AppState>,
     guard: JobGuard<MANAGE_RUN>,
     body: Bytes,
@@ -86,7 +86,7 @@ pub async fn create_job_run(
 }
 
 /// `GET /job-runs?all_status=&limit=`: job runs whose job the caller may view, newest first.
-pub async fn list_job_runs(
+pub(crate) async fn list_job_runs(
     State(state): State<AppState>,
     caller: Caller,
     query: QueryParams,
@@ -111,7 +111,7 @@ pub async fn list_job_runs(
 }
 
 /// `GET /job-runs/{id}`
-pub async fn get_job_run(
+pub(crate) async fn get_job_run(
     State(state): State<AppState>,
     guard: JobRunGuard<VIEW>,
 ) -> Result<Json<JobRunDetail>, Error> {
@@ -125,7 +125,7 @@ pub async fn get_job_run(
 
 /// `POST /job-runs/{id}/attempts` with a [`CreateAttempt`] (or no body): starts the next
 /// attempt and its MLflow run (201).
-pub async fn create_attempt(
+pub(crate) async fn create_attempt(
     State(state): State<AppState>,
     guard: JobRunGuard<MANAGE_RUN>,
     body: Bytes,
@@ -149,7 +149,7 @@ pub async fn create_attempt(
 }
 
 /// `POST /job-runs/{id}/nodes` with an [`AddNode`]: adds a node label (idempotent).
-pub async fn add_node(
+pub(crate) async fn add_node(
     State(state): State<AppState>,
     guard: JobRunGuard<MANAGE_RUN>,
     body: Bytes,
@@ -169,7 +169,7 @@ pub async fn add_node(
 }
 
 /// `POST /job-runs/{id}/status` with a [`SetJobRunStatus`].
-pub async fn set_status(
+pub(crate) async fn set_status(
     State(state): State<AppState>,
     guard: JobRunGuard<MANAGE_RUN>,
     body: Bytes,
@@ -197,7 +197,7 @@ pub async fn set_status(
 /// `GET /runs/{id}/job`: the job behind the run (`{"job": null}` for a run no job
 /// produced), with the caller's level, whether they may read its logs, its managers and
 /// how far retention purged the attempt's lines.
-pub async fn get_run_job(
+pub(crate) async fn get_run_job(
     State(state): State<AppState>,
     guard: RunGuard<READ>,
 ) -> Result<Json<RunJob>, Error> {

@@ -16,7 +16,7 @@ use crate::jobs;
 use crate::{AppState, Error};
 
 /// `GET /jobs/{id}/access`
-pub async fn get_job_access(
+pub(crate) async fn get_job_access(
     State(state): State<AppState>,
     guard: JobGuard<VIEW>,
 ) -> Result<Json<JobAccess>, Error> {
@@ -37,7 +37,7 @@ pub async fn get_job_access(
 }
 
 /// `PUT /jobs/{id}/access` with a [`JobGrant`]: grants or changes a level (204).
-pub async fn put_job_access(
+pub(crate) async fn put_job_access(
     State(state): State<AppState>,
     guard: JobGuard<JOB_MANAGE>,
     body: Bytes,
@@ -55,7 +55,7 @@ pub async fn put_job_access(
 }
 
 /// `DELETE /jobs/{id}/access?kind=user|group&name=...`: revokes a grant (204).
-pub async fn delete_job_access(
+pub(crate) async fn delete_job_access(
     State(state): State<AppState>,
     guard: JobGuard<JOB_MANAGE>,
     query: QueryParams,

@@ -37,17 +37,17 @@ use crate::permissions::require_experiment;
 use crate::{AppState, Error};
 
 /// Shortest time between two `update` events of one stream.
-pub const MERGE: Duration = Duration::from_millis(250);
+pub(crate) const MERGE: Duration = Duration::from_millis(250);
 
 /// Most points, latest values and run changes one stream holds unsent.
-pub const MAX_PENDING: usize = 50_000;
+pub(crate) const MAX_PENDING: usize = 50_000;
 
 /// The keep-alive comment's period.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// `GET /api/v1/experiments/{id}/live?run=&run=`: the experiment's writes as they happen
 /// (see the module doc). 400 for more than `MAX_BATCH_RUNS` runs.
-pub async fn stream_live(
+pub(crate) async fn stream_live(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
     proof: Proof,

@@ -21,13 +21,13 @@ use crate::logs::{store, wire};
 use crate::{AppState, Error};
 
 /// Longest search text, in bytes.
-pub const MAX_SEARCH_BYTES: usize = 1000;
+pub(crate) const MAX_SEARCH_BYTES: usize = 1000;
 
 /// `POST /api/v1/job-runs/{id}/attempts/{n}/logs` with a [`json::LogBatch`] (CAN_MANAGE_RUN
 /// on the job): stores the node's lines exactly once and answers [`json::LogAck`]. The node
 /// must be one of the job run's nodes; 1 to [`MAX_BATCH_LINES`] lines of at most
 /// [`MAX_LINE_BYTES`] each.
-pub async fn ingest_logs(
+pub(crate) async fn ingest_logs(
     State(state): State<AppState>,
     guard: JobRunGuard<MANAGE_RUN>,
     Path((_, number)): Path<(String, String)>,
@@ -104,7 +104,7 @@ fn check_batch(attempt: &AttemptRef, batch: &json::LogBatch) -> Result<(), Error
 
 /// `GET /api/v1/runs/{id}/logs?node=&level=&level_mode=&q=&since=&until=&before=|after=|at=|earliest=&limit=`:
 /// a [`json::LogPage`] of the run's lines (default: the newest [`DEFAULT_PAGE`]).
-pub async fn get_logs(
+pub(crate) async fn get_logs(
     State(state): State<AppState>,
     guard: LogsGuard,
     params: QueryParams,

@@ -23,13 +23,13 @@ use crate::tracking::runs;
 use crate::{AppState, Error};
 
 /// Bytes of text gathered into one block of the body (one step).
-pub const BLOCK_BYTES: usize = 64 * 1024;
+pub(crate) const BLOCK_BYTES: usize = 64 * 1024;
 
 /// `GET /api/v1/runs/{id}/logs/download?node=&level=&level_mode=&q=&since=&until=`: the
 /// matching lines as `text/plain`, one `<RFC3339 UTC ms> <node> <LEVEL or -> <text>` per
 /// line, as an attachment named `<run name>-logs.txt` (`<run name>-<node>.log` for one
 /// node).
-pub async fn download_logs(
+pub(crate) async fn download_logs(
     State(state): State<AppState>,
     guard: LogsGuard,
     params: QueryParams,

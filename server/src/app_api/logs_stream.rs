@@ -42,7 +42,7 @@ use crate::logs::{store, wire, LogStore, Newest};
 use crate::{AppState, Error};
 
 /// Most lines read per wake-up (one event; the last chunk read is sent whole).
-pub const LINES_PER_EVENT: usize = 1000;
+pub(crate) const LINES_PER_EVENT: usize = 1000;
 
 /// How often a follower looks for new lines and the job run's status without a wake-up.
 const POLL: Duration = Duration::from_secs(1);
@@ -56,7 +56,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// `GET /api/v1/runs/{id}/logs/stream?node=&level=&level_mode=&q=&since=&until=&from=`:
 /// the run's new lines as they arrive (see the module doc).
-pub async fn stream_logs(
+pub(crate) async fn stream_logs(
     State(state): State<AppState>,
     guard: LogsGuard,
     proof: Proof,

@@ -41,7 +41,7 @@ use crate::{AppState, Error};
 /// The app API under `/api/v1`: every route with its access. Routes with an
 /// [`AppPolicy::Experiment`] or [`AppPolicy::Run`] policy take their id through
 /// [`guard::ExperimentGuard`] / [`guard::RunGuard`], which apply it.
-pub fn dialect() -> Dialect {
+pub(crate) fn dialect() -> Dialect {
     use crate::auth::{session_routes as session, token_routes as tokens};
     use AppPolicy::{Admin, Experiment, Filtered, Run};
     use AppPolicy::{Job, JobRun};

@@ -32,7 +32,7 @@ fn key_values(pairs: Vec<(String, String)>) -> Vec<json::KeyValue> {
 /// `GET /api/v1/runs/{id}/io`: the datasets the run used (with their input tags), the
 /// logged models it took as input, and the active logged models it produced (its outputs
 /// and the models naming it as source run) that the caller may read, oldest first.
-pub async fn get_run_io(
+pub(crate) async fn get_run_io(
     State(state): State<AppState>,
     guard: RunGuard<READ>,
 ) -> Result<Json<RunIo>, Error> {
@@ -170,7 +170,7 @@ fn latest_metrics(metrics: &[ModelMetric]) -> Vec<json::LatestMetric> {
 /// `GET /api/v1/logged-models/{id}`: an active logged model with its params, tags (its
 /// `mlflow.modelVersions` as the caller may see it), latest linked metrics, experiment
 /// name and source run name (when the caller may read that run). Unknown or deleted: 404.
-pub async fn get_logged_model(
+pub(crate) async fn get_logged_model(
     State(state): State<AppState>,
     guard: LoggedModelGuard<READ>,
 ) -> Result<Json<LoggedModelDetail>, Error> {

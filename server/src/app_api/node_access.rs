@@ -20,7 +20,7 @@ use crate::util::now_ms;
 use crate::{AppState, Error};
 
 /// `GET /nodes/{name}/access`: the users and groups who may watch the node.
-pub async fn get_node_access(
+pub(crate) async fn get_node_access(
     State(state): State<AppState>,
     _admin: AdminGuard,
     Path(name): Path<String>,
@@ -38,7 +38,7 @@ pub async fn get_node_access(
 
 /// `PUT /nodes/{name}/access` with a [`NodeGrant`]: lets a user or group watch the node
 /// (204).
-pub async fn put_node_access(
+pub(crate) async fn put_node_access(
     State(state): State<AppState>,
     _admin: AdminGuard,
     Path(name): Path<String>,
@@ -56,7 +56,7 @@ pub async fn put_node_access(
 }
 
 /// `DELETE /nodes/{name}/access?kind=user|group&name=...`: revokes a grant (204).
-pub async fn delete_node_access(
+pub(crate) async fn delete_node_access(
     State(state): State<AppState>,
     _admin: AdminGuard,
     Path(name): Path<String>,
@@ -72,7 +72,7 @@ pub async fn delete_node_access(
 }
 
 /// `GET /node-credentials[?node=]`: the active node credentials, newest first.
-pub async fn list_node_credentials(
+pub(crate) async fn list_node_credentials(
     State(state): State<AppState>,
     _admin: AdminGuard,
     query: QueryParams,
@@ -87,7 +87,7 @@ pub async fn list_node_credentials(
 
 /// `POST /node-credentials` with [`NewNodeCredential`]: a credential for one node; its
 /// secret is in this answer only (201).
-pub async fn create_node_credential(
+pub(crate) async fn create_node_credential(
     State(state): State<AppState>,
     admin: AdminGuard,
     body: Bytes,
@@ -103,7 +103,7 @@ pub async fn create_node_credential(
 
 /// `DELETE /node-credentials/{id}`: revokes a credential; its agent's next call gets 401
 /// (204).
-pub async fn delete_node_credential(
+pub(crate) async fn delete_node_credential(
     State(state): State<AppState>,
     _admin: AdminGuard,
     Path(id): Path<String>,

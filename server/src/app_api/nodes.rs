@@ -26,7 +26,7 @@ fn since(query: &QueryParams) -> Result<Option<i64>, Error> {
 /// credential) registers the node or records its heartbeat (source `agent`); an admin adds
 /// an agent by hand (`static`; a body with `driver` counts as the agent's own). 400 for a
 /// bad name, URL, token or interval.
-pub async fn put_node(
+pub(crate) async fn put_node(
     State(state): State<AppState>,
     guard: NodeAgentGuard,
     body: Bytes,
@@ -51,7 +51,7 @@ pub async fn put_node(
 }
 
 /// `DELETE /api/v1/nodes/{name}` (admins): 204, or 404 when no such node is registered.
-pub async fn delete_node(
+pub(crate) async fn delete_node(
     State(state): State<AppState>,
     _admin: AdminGuard,
     Path(name): Path<String>,
@@ -66,7 +66,7 @@ pub async fn delete_node(
 }
 
 /// `GET /api/v1/nodes`: the nodes the caller may watch (admins: all, with their URLs).
-pub async fn list_nodes(
+pub(crate) async fn list_nodes(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<NodeList>, Error> {
@@ -83,7 +83,7 @@ pub async fn list_nodes(
 /// `GET /api/v1/nodes/gpus?nodes=a,b[&since=ms]`: each node's latest samples (and its
 /// history after `since`), polled on demand. 404 for a node that is unknown or that the
 /// caller may not watch; 400 for more than 64 nodes.
-pub async fn node_gpus(
+pub(crate) async fn node_gpus(
     State(state): State<AppState>,
     caller: Caller,
     query: QueryParams,
@@ -104,7 +104,7 @@ pub async fn node_gpus(
 /// `POST /api/v1/nodes/embed-links` with [`EmbedLinkRequest`]: a signed, read-only link to
 /// the chrome-less panel of those nodes (each one the caller may watch, else 404), and the
 /// origin that may frame it (none unless `--embed-origin` is set).
-pub async fn create_embed_link(
+pub(crate) async fn create_embed_link(
     State(state): State<AppState>,
     caller: Caller,
     body: Bytes,
@@ -128,7 +128,7 @@ pub async fn create_embed_link(
 /// `GET /api/v1/embed/gpus?nodes=..&exp=..&sig=..[&since=]` (public: the signature is the
 /// credential): as `/nodes/gpus` for exactly the signed nodes. 403 for a link that is not
 /// valid or has expired; a signed node removed since shows as `unknown`.
-pub async fn embed_gpus(State(state): State<AppState>, query: QueryParams) -> Response {
+pub(crate) async fn embed_gpus(State(state): State<AppState>, query: QueryParams) -> Response {
     match embed_answer(&state, &query).await {
         Ok(gpus) => (
             [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],

@@ -12,7 +12,7 @@ use crate::{AppState, Error};
 const MAX_PRINCIPALS: usize = 20;
 
 /// `GET /principals?q=`
-pub async fn list_principals(
+pub(crate) async fn list_principals(
     State(state): State<AppState>,
     _caller: Caller,
     query: QueryParams,

@@ -39,7 +39,7 @@ impl QueryParams {
     }
 
     /// The last non-empty value of `key` (an empty value counts as absent).
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .rev()
@@ -48,7 +48,7 @@ impl QueryParams {
     }
 
     /// Every value of `key`, in order, empty ones included.
-    pub fn all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    pub(crate) fn all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.0
             .iter()
             .filter(move |(k, _)| k == key)
@@ -56,7 +56,7 @@ impl QueryParams {
     }
 
     /// `key` parsed as `T`; `None` when absent; 400 naming `key` and `expected` when malformed.
-    pub fn parse<T: FromStr>(&self, key: &str, expected: &str) -> Result<Option<T>, Error> {
+    pub(crate) fn parse<T: FromStr>(&self, key: &str, expected: &str) -> Result<Option<T>, Error> {
         self.get(key)
             .map(|v| {
                 v.trim().parse::<T>().map_err(|_| {
@@ -67,7 +67,7 @@ impl QueryParams {
     }
 
     /// A finite float, or `None` when absent.
-    pub fn finite(&self, key: &str) -> Result<Option<f64>, Error> {
+    pub(crate) fn finite(&self, key: &str) -> Result<Option<f64>, Error> {
         match self.parse::<f64>(key, "a finite number")? {
             Some(v) if !v.is_finite() => Err(Error::InvalidParameter(format!(
                 "{key} must be a finite number, got '{v}'"
@@ -77,7 +77,7 @@ impl QueryParams {
     }
 
     /// `true`/`false` (also `1`/`0`), or `None` when absent.
-    pub fn flag(&self, key: &str) -> Result<Option<bool>, Error> {
+    pub(crate) fn flag(&self, key: &str) -> Result<Option<bool>, Error> {
         self.get(key)
             .map(|v| match v {
                 "true" | "1" => Ok(true),
@@ -92,7 +92,7 @@ impl QueryParams {
     /// A key list: every `list` value split on commas, plus every `single` value taken
     /// verbatim (for keys that contain commas), in order of appearance, without blanks or
     /// repeats.
-    pub fn key_list(&self, list: &str, single: &str) -> Vec<String> {
+    pub(crate) fn key_list(&self, list: &str, single: &str) -> Vec<String> {
         let mut keys: Vec<String> = Vec::new();
         for (k, v) in &self.0 {
             let parts: Vec<&str> = if k == list {
@@ -117,7 +117,7 @@ impl QueryParams {
 /// parameter for every malformed value.
 impl QueryParams {
     /// `GET /experiments`.
-    pub fn experiment_list(&self) -> Result<json::ExperimentListQuery, Error> {
+    pub(crate) fn experiment_list(&self) -> Result<json::ExperimentListQuery, Error> {
         let sort = match self.get("sort") {
             None => None,
             Some(s) => Some(
@@ -138,7 +138,7 @@ impl QueryParams {
     }
 
     /// `GET /experiments/{id}/runs`.
-    pub fn run_table(&self) -> Result<json::RunTableQuery, Error> {
+    pub(crate) fn run_table(&self) -> Result<json::RunTableQuery, Error> {
         let view = match self.get("view") {
             None => json::RunView::Active,
             Some(v) => json::RunView::parse(v).ok_or_else(|| {
@@ -167,7 +167,7 @@ impl QueryParams {
     }
 
     /// `GET /runs/{id}/series`.
-    pub fn series(&self) -> Result<json::SeriesQuery, Error> {
+    pub(crate) fn series(&self) -> Result<json::SeriesQuery, Error> {
         let key = self
             .get("key")
             .ok_or_else(|| Error::InvalidParameter("key (the metric key) is required".into()))?
@@ -212,7 +212,7 @@ impl QueryParams {
     }
 
     /// `GET /experiments/{id}/series` (see [`ws::SeriesBatchQuery`] for the limits).
-    pub fn series_batch(&self) -> Result<ws::SeriesBatchQuery, Error> {
+    pub(crate) fn series_batch(&self) -> Result<ws::SeriesBatchQuery, Error> {
         use ws::{MAX_BATCH_KEYS, MAX_BATCH_RUNS, MAX_BATCH_SERIES};
         let runs = self.repeated("run", MAX_BATCH_RUNS)?;
         let keys = self.repeated("key", MAX_BATCH_KEYS)?;
@@ -246,21 +246,21 @@ impl QueryParams {
     }
 
     /// `GET /experiments/{id}/live`: at most [`ws::MAX_BATCH_RUNS`] runs.
-    pub fn live(&self) -> Result<ws::LiveQuery, Error> {
+    pub(crate) fn live(&self) -> Result<ws::LiveQuery, Error> {
         Ok(ws::LiveQuery {
             runs: self.repeated("run", ws::MAX_BATCH_RUNS)?,
         })
     }
 
     /// `GET /principals`.
-    pub fn principals(&self) -> json::PrincipalQuery {
+    pub(crate) fn principals(&self) -> json::PrincipalQuery {
         json::PrincipalQuery {
             q: self.get("q").map(str::to_string),
         }
     }
 
     /// `DELETE /experiments/{id}/access`.
-    pub fn revoke(&self) -> Result<json::RevokeQuery, Error> {
+    pub(crate) fn revoke(&self) -> Result<json::RevokeQuery, Error> {
         let kind = match self.get("kind") {
             Some("user") => json::PrincipalKind::User,
             Some("group") => json::PrincipalKind::Group,
@@ -277,7 +277,7 @@ impl QueryParams {
 }
 
 /// Parses an experiment id from a path segment (MLflow ids are decimal integers).
-pub fn experiment_id(raw: &str) -> Result<i64, Error> {
+pub(crate) fn experiment_id(raw: &str) -> Result<i64, Error> {
     raw.parse::<i64>().map_err(|_| {
         Error::NotFound(format!(
             "experiment '{raw}' does not exist (experiment ids are integers)"

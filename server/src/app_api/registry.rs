@@ -17,7 +17,7 @@ use crate::tracking::page_token;
 use crate::{AppState, Error};
 
 /// Models per page of the list.
-pub const PAGE_SIZE: usize = 100;
+pub(crate) const PAGE_SIZE: usize = 100;
 
 fn key_values(list: &[(String, String)]) -> Vec<KeyValue> {
     list.iter()
@@ -67,7 +67,7 @@ fn version_info(mv: ModelVersion) -> ModelVersionInfo {
 
 /// `GET /api/v1/registered-models?q=&page_token=`: the models the caller may read whose
 /// name contains `q` (case-insensitive), by name, [`PAGE_SIZE`] per page.
-pub async fn list_registered_models(
+pub(crate) async fn list_registered_models(
     State(state): State<AppState>,
     caller: Caller,
     query: QueryParams,
@@ -95,7 +95,7 @@ pub async fn list_registered_models(
 }
 
 /// `GET /api/v1/registered-models/{name}`: the model and every version, newest first.
-pub async fn get_registered_model(
+pub(crate) async fn get_registered_model(
     State(state): State<AppState>,
     guard: RegisteredModelGuard<READ>,
 ) -> Result<Json<RegisteredModelDetail>, Error> {

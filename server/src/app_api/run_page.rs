@@ -17,7 +17,7 @@ use crate::{AppState, Error};
 /// key, the latest value of every metric, its parent (when the tag names an existing run)
 /// and its active children in the same experiment, by start time, and whether the caller
 /// may edit it (CAN_EDIT or more on its experiment). Unknown run: 404.
-pub async fn get_run(
+pub(crate) async fn get_run(
     State(state): State<AppState>,
     guard: RunGuard<READ>,
 ) -> Result<Json<json::RunDetail>, Error> {

@@ -37,7 +37,7 @@ use crate::{AppState, Error};
 /// Returns one page, `next_page_token` unless it is the last, and `total`, the count of
 /// every matching run when the first page was read (later pages repeat it). Bad filters, orderings, limits or tokens answer 400; an unknown
 /// experiment 404.
-pub async fn list_runs(
+pub(crate) async fn list_runs(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
     query: QueryParams,
@@ -109,7 +109,7 @@ fn wants_default_columns(
 }
 
 /// The page size a `limit` asks for: 1 to [`json::RUN_PAGE_MAX`], the default when absent.
-pub fn page_size(limit: Option<u32>) -> Result<usize, Error> {
+pub(crate) fn page_size(limit: Option<u32>) -> Result<usize, Error> {
     match limit.unwrap_or(json::RUN_PAGE_DEFAULT) {
         n @ 1..=json::RUN_PAGE_MAX => Ok(n as usize),
         n => Err(Error::InvalidParameter(format!(
@@ -120,7 +120,7 @@ pub fn page_size(limit: Option<u32>) -> Result<usize, Error> {
 }
 
 /// The store's view for the wire's.
-pub fn view_type(view: json::RunView) -> ViewType {
+pub(crate) fn view_type(view: json::RunView) -> ViewType {
     match view {
         json::RunView::Active => ViewType::ActiveOnly,
         json::RunView::Deleted => ViewType::DeletedOnly,

@@ -29,13 +29,13 @@ use crate::tracking::ViewType;
 use crate::{AppState, Error, Store};
 
 /// Runs read per page.
-pub const PAGE: usize = 1_000;
+pub(crate) const PAGE: usize = 1_000;
 
 /// `GET /api/v1/experiments/{id}/runs/csv?filter=&order_by=&view=&params=&metrics=&tags=`
 /// (the query of `GET /experiments/{id}/runs`; its `limit` and `page_token` are ignored):
 /// every matching run as CSV, as an attachment `experiment-<id>-runs.csv`, read in keyset
 /// pages. Bad filters or orderings answer 400 before anything is sent.
-pub async fn export_runs_csv(
+pub(crate) async fn export_runs_csv(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
     query: QueryParams,

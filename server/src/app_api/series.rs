@@ -19,7 +19,7 @@ const DEFAULT_WIDTH: u32 = 1000;
 /// `wall` is ms since the epoch, `relative` ms since the run's start (since the series'
 /// first point when that is older; `run_start_time` is that origin). A key the run never
 /// logged gives an empty series; an unknown run 404; a bad range or width 400.
-pub async fn get_metric_series(
+pub(crate) async fn get_metric_series(
     State(state): State<AppState>,
     guard: RunGuard<READ>,
     query: QueryParams,

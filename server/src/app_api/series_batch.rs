@@ -22,7 +22,7 @@ const DEFAULT_WIDTH: u32 = 1000;
 /// of this experiment are listed in `missing` and get no series (nothing of another
 /// experiment's runs is read). Bad parameters answer 400 naming the parameter; an
 /// unknown experiment 404.
-pub async fn get_series_batch(
+pub(crate) async fn get_series_batch(
     State(state): State<AppState>,
     guard: ExperimentGuard<READ>,
     query: QueryParams,

@@ -16,7 +16,7 @@ use crate::db::Conn;
 use crate::{Error, Store};
 
 /// How often an open stream checks its caller again.
-pub const RECHECK: Duration = Duration::from_secs(1);
+pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
 /// An open stream's credential and the store to check it in.
 #[derive(Clone)]

@@ -16,9 +16,9 @@ use crate::routes::{Access, RouteSpec};
 use crate::{AppState, Error};
 
 /// [`ArtifactGuard`]'s level parameter: CAN_READ.
-pub const READ: u8 = 1;
+pub(crate) const READ: u8 = 1;
 /// [`ArtifactGuard`]'s level parameter: CAN_EDIT.
-pub const EDIT: u8 = 2;
+pub(crate) const EDIT: u8 = 2;
 
 fn level(n: u8) -> Level {
     match n {
@@ -55,7 +55,7 @@ async fn raw_path(parts: &mut Parts, state: &AppState) -> Result<String, Error> 
 }
 
 /// The experiment an artifact path lies in, by its first segment (404 if none).
-pub fn experiment_of(path: &ArtifactPath) -> Result<i64, Error> {
+pub(crate) fn experiment_of(path: &ArtifactPath) -> Result<i64, Error> {
     let first = path.first().unwrap_or("");
     first.parse::<i64>().map_err(|_| {
         Error::NotFound(format!(

@@ -13,16 +13,16 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use super::store::{ByteRange, Object};
 
 /// The policy of every artifact download.
-pub const SANDBOX_CSP: &str =
+pub(crate) const SANDBOX_CSP: &str =
     "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'";
 
 /// Response extension: this response must carry [`SANDBOX_CSP`].
 #[derive(Debug, Clone, Copy)]
-pub struct Sandboxed;
+pub(crate) struct Sandboxed;
 
 /// Response extension: stored bytes, served as they are (never compressed).
 #[derive(Debug, Clone, Copy)]
-pub struct Raw;
+pub(crate) struct Raw;
 
 /// Extensions MLflow serves as `text/plain` (`mlflow.utils.mime_type_utils`).
 const TEXT_EXTENSIONS: &[&str] = &[
@@ -56,7 +56,7 @@ const TEXT_EXTENSIONS: &[&str] = &[
 
 /// The content type MLflow's server sends for a file named `name`: known text files as
 /// `text/plain`, else a guess from the extension, else `application/octet-stream`.
-pub fn mlflow_mime_type(name: &str) -> String {
+pub(crate) fn mlflow_mime_type(name: &str) -> String {
     let ext = match name.rsplit_once('.') {
         Some((_, e)) if !e.is_empty() => e,
         _ => name,
@@ -87,7 +87,7 @@ const ATTR_CHAR_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
 
 /// `attachment; filename=...` (RFC 6266), with `filename*=UTF-8''...` for names that are
 /// not plain ASCII, as MLflow sends it.
-pub fn attachment(name: &str) -> HeaderValue {
+pub(crate) fn attachment(name: &str) -> HeaderValue {
     let plain = |c: char| c.is_ascii_graphic() && !matches!(c, '"' | '\\' | ';' | ',');
     let value = if name.chars().all(plain) && !name.is_empty() {
         format!("attachment; filename={name}")
@@ -114,7 +114,7 @@ pub fn attachment(name: &str) -> HeaderValue {
 /// zeros, `bytes=-0`, which is a 416 here) and its `validate` turns a suffix longer than
 /// the file into an error where RFC 9110 serves the whole file, and wants the size before
 /// the object is opened.
-pub fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
+pub(crate) fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
     let v = headers.get(header::RANGE)?.to_str().ok()?.trim();
     let spec = v.strip_prefix("bytes=")?.trim();
     if spec.contains(',') {
@@ -138,7 +138,7 @@ pub fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
 }
 
 /// 416 for a range outside a file of `size` bytes.
-pub fn unsatisfiable(size: u64) -> Response {
+pub(crate) fn unsatisfiable(size: u64) -> Response {
     let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, Body::empty()).into_response();
     if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
         r.headers_mut().insert(header::CONTENT_RANGE, v);
@@ -150,7 +150,11 @@ pub fn unsatisfiable(size: u64) -> Response {
 /// The response for `obj`: 200 (or 206 with `Content-Range`), `Content-Length`,
 /// `Accept-Ranges`, the given type and disposition, `nosniff`, the sandbox CSP and
 /// `Cache-Control: no-cache`.
-pub fn respond(obj: Object, content_type: &str, disposition: Option<HeaderValue>) -> Response {
+pub(crate) fn respond(
+    obj: Object,
+    content_type: &str,
+    disposition: Option<HeaderValue>,
+) -> Response {
     let (status, len) = match obj.range {
         Some((a, b)) => (StatusCode::PARTIAL_CONTENT, b - a + 1),
         None => (StatusCode::OK, obj.size),
@@ -187,7 +191,7 @@ pub fn respond(obj: Object, content_type: &str, disposition: Option<HeaderValue>
 
 /// Layer (outside the security headers): responses marked [`Sandboxed`] get
 /// [`SANDBOX_CSP`] instead of the app's policy.
-pub async fn apply_sandbox(mut r: Response) -> Response {
+pub(crate) async fn apply_sandbox(mut r: Response) -> Response {
     if r.extensions().get::<Sandboxed>().is_some() {
         r.headers_mut().insert(
             HeaderName::from_static("content-security-policy"),
@@ -199,7 +203,7 @@ pub async fn apply_sandbox(mut r: Response) -> Response {
 
 /// The compression layer's predicate: its defaults, except responses marked [`Raw`].
 #[derive(Clone, Default)]
-pub struct CompressUnlessRaw(tower_http::compression::DefaultPredicate);
+pub(crate) struct CompressUnlessRaw(tower_http::compression::DefaultPredicate);
 
 impl tower_http::compression::Predicate for CompressUnlessRaw {
     fn should_compress<B>(&self, response: &axum::http::Response<B>) -> bool

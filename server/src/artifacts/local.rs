@@ -86,7 +86,7 @@ impl LocalStore {
     /// The store over the folder `root`, which is only created by the first upload (so a
     /// data directory without artifacts stays as it was); removes unfinished uploads left
     /// by a crash.
-    pub fn at(root: &Path) -> Result<Self, StoreError> {
+    pub(crate) fn at(root: &Path) -> Result<Self, StoreError> {
         let io = |what: &str, e: std::io::Error| {
             StoreError::Io(format!("{what} {}: {e}", root.display()))
         };

@@ -16,9 +16,9 @@ pub mod zip;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use local::LocalStore;
-pub use path::ArtifactPath;
-pub use s3::ObjectStoreBackend;
+pub(crate) use local::LocalStore;
+pub(crate) use path::ArtifactPath;
+pub(crate) use s3::ObjectStoreBackend;
 pub use store::{ArtifactStore, ByteRange, Entry, Listing, Object, StoreError, WalkEntry};
 
 /// Default cap of one upload: 50 GiB.

@@ -5,19 +5,19 @@ use std::fmt;
 use crate::Error;
 
 /// The scheme of artifact URIs served by this server's artifact proxy.
-pub const SCHEME: &str = "mlflow-artifacts:";
+pub(crate) const SCHEME: &str = "mlflow-artifacts:";
 
 /// The folder under the artifact root that holds uploads in progress (never listed, never
 /// reachable through an [`ArtifactPath`]).
-pub const UPLOADS_DIR: &str = ".uploads";
+pub(crate) const UPLOADS_DIR: &str = ".uploads";
 
 /// The longest segment of an [`ArtifactPath`], in bytes: the longest file name most file
 /// systems store (Linux's `NAME_MAX`).
-pub const MAX_SEGMENT_BYTES: usize = 255;
+pub(crate) const MAX_SEGMENT_BYTES: usize = 255;
 
 /// The longest [`ArtifactPath`], in bytes: the longest key S3 stores, and well within
 /// Linux's `PATH_MAX` (4096) together with the root folder.
-pub const MAX_PATH_BYTES: usize = 1024;
+pub(crate) const MAX_PATH_BYTES: usize = 1024;
 
 /// A validated path relative to the artifact root, `/`-separated: no `..`, `.` or empty
 /// segment, not absolute, no NUL, backslash or control character, never under
@@ -40,13 +40,13 @@ fn too_long(len: usize) -> Error {
 
 impl ArtifactPath {
     /// The artifact root.
-    pub fn root() -> Self {
+    pub(crate) fn root() -> Self {
         ArtifactPath(String::new())
     }
 
     /// Validates `raw` (already percent-decoded). A trailing `/` is ignored; `""` is
     /// refused (use [`ArtifactPath::parse_or_root`] where the root is meant).
-    pub fn parse(raw: &str) -> Result<Self, Error> {
+    pub(crate) fn parse(raw: &str) -> Result<Self, Error> {
         let p = Self::parse_or_root(raw)?;
         if p.is_root() {
             return Err(invalid());
@@ -55,7 +55,7 @@ impl ArtifactPath {
     }
 
     /// Like [`ArtifactPath::parse`], but `""` (or `/`-less nothing) is the root.
-    pub fn parse_or_root(raw: &str) -> Result<Self, Error> {
+    pub(crate) fn parse_or_root(raw: &str) -> Result<Self, Error> {
         let trimmed = raw.strip_suffix('/').unwrap_or(raw);
         if trimmed.is_empty() {
             return Ok(Self::root());
@@ -87,7 +87,7 @@ impl ArtifactPath {
     /// The path of an `mlflow-artifacts:/<p>` URI (also `mlflow-artifacts://host:port/<p>`,
     /// whose host part names a server, not a folder). Other schemes are refused: their
     /// artifacts are not stored by this server.
-    pub fn from_uri(uri: &str) -> Result<Self, Error> {
+    pub(crate) fn from_uri(uri: &str) -> Result<Self, Error> {
         let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
             Error::InvalidParameter(format!(
                 "Artifact URI '{uri}' is not served by this server's artifact proxy \
@@ -107,32 +107,32 @@ impl ArtifactPath {
     }
 
     /// Whether this is the root.
-    pub fn is_root(&self) -> bool {
+    pub(crate) fn is_root(&self) -> bool {
         self.0.is_empty()
     }
 
     /// The path as text (`""` for the root).
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// Its segments (none for the root).
-    pub fn segments(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn segments(&self) -> impl Iterator<Item = &str> {
         self.0.split('/').filter(|s| !s.is_empty())
     }
 
     /// The first segment (an experiment id in MLflow's layout), if any.
-    pub fn first(&self) -> Option<&str> {
+    pub(crate) fn first(&self) -> Option<&str> {
         self.segments().next()
     }
 
     /// The last segment (`None` for the root).
-    pub fn file_name(&self) -> Option<&str> {
+    pub(crate) fn file_name(&self) -> Option<&str> {
         self.segments().last()
     }
 
     /// The folder holding this path (the root for a single segment and for the root).
-    pub fn parent(&self) -> ArtifactPath {
+    pub(crate) fn parent(&self) -> ArtifactPath {
         match self.0.rsplit_once('/') {
             Some((dir, _)) => ArtifactPath(dir.to_owned()),
             None => Self::root(),
@@ -140,14 +140,14 @@ impl ArtifactPath {
     }
 
     /// `self/rel`, with `rel` validated (`""` gives `self`).
-    pub fn join(&self, rel: &str) -> Result<Self, Error> {
+    pub(crate) fn join(&self, rel: &str) -> Result<Self, Error> {
         let rel = Self::parse_or_root(rel)?;
         self.join_path(&rel)
     }
 
     /// `self/rel` for an already valid `rel`; refused when the two together are over
     /// [`MAX_PATH_BYTES`].
-    pub fn join_path(&self, rel: &ArtifactPath) -> Result<Self, Error> {
+    pub(crate) fn join_path(&self, rel: &ArtifactPath) -> Result<Self, Error> {
         Ok(match (self.is_root(), rel.is_root()) {
             (true, _) => rel.clone(),
             (_, true) => self.clone(),

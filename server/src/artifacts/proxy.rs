@@ -23,15 +23,15 @@ use crate::{AppState, Error};
 
 /// Body limit of the JSON requests of the multipart endpoints (uploads are limited by
 /// `AppState::max_artifact_bytes` as they stream).
-pub const BODY_LIMIT: usize = 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
 
 /// MLflow's message when the artifact repository has no multipart upload; the client
 /// falls back to a plain PUT when the message starts with it.
-pub const MPU_UNSUPPORTED: &str =
+pub(crate) const MPU_UNSUPPORTED: &str =
     "Multipart upload is not supported for the current artifact repository";
 
 /// The artifact proxy's routes.
-pub fn dialect() -> Dialect {
+pub(crate) fn dialect() -> Dialect {
     use api_types::Level::{CanEdit as Edit, CanRead as Read};
     let a = Access::Artifact;
     Dialect {
@@ -63,7 +63,7 @@ fn method_not_allowed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
 
 /// A storage error as the MLflow dialect answers it: 413 over the size limit, 416 for a
 /// bad range, else MLflow's `{error_code, message}` with the error's status.
-pub fn store_error(e: StoreError) -> Response {
+pub(crate) fn store_error(e: StoreError) -> Response {
     match e {
         StoreError::TooLarge { .. } => too_large(&e.to_string()),
         StoreError::BadRange { size } => unsatisfiable(size),

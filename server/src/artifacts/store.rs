@@ -7,7 +7,7 @@ use futures_util::stream::BoxStream;
 use super::ArtifactPath;
 
 /// A stream of bytes (an upload's body, a download's content).
-pub type ByteStream = BoxStream<'static, Result<Bytes, std::io::Error>>;
+pub(crate) type ByteStream = BoxStream<'static, Result<Bytes, std::io::Error>>;
 
 /// What can go wrong in an [`ArtifactStore`].
 #[derive(Debug, thiserror::Error)]
@@ -102,7 +102,7 @@ pub enum ByteRange {
 
 impl ByteRange {
     /// The inclusive bounds within a file of `size` bytes, or `None` if unsatisfiable.
-    pub fn resolve(self, size: u64) -> Option<(u64, u64)> {
+    pub(crate) fn resolve(self, size: u64) -> Option<(u64, u64)> {
         match self {
             ByteRange::From { start, end } => {
                 if start >= size {
@@ -169,7 +169,7 @@ pub trait ArtifactStore: Send + Sync + 'static {
 }
 
 /// Sorts entries as [`Listing::Dir`] promises: folders first, then files, by name.
-pub fn sort_entries(entries: &mut [Entry]) {
+pub(crate) fn sort_entries(entries: &mut [Entry]) {
     entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
 }
 

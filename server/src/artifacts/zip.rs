@@ -69,7 +69,7 @@ struct Zipper {
 /// before the first byte (no such folder) are returned; later ones abort the body, so the
 /// client sees a failed download rather than a short archive. Compression takes `steps`'
 /// turns.
-pub async fn zip_folder(
+pub(crate) async fn zip_folder(
     store: Arc<dyn ArtifactStore>,
     path: ArtifactPath,
     steps: Steps,

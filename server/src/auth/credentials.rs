@@ -9,7 +9,7 @@ use crate::Error;
 
 /// The credential a request carries, in the order they are tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Credential {
+pub(crate) enum Credential {
     /// `Authorization: Bearer <token>`.
     Bearer(String),
     /// `Authorization: Basic`: username and password (or an API token as the password).
@@ -28,7 +28,7 @@ pub enum Credential {
 
 /// The request's credential: `Ok(None)` when it carries none, an error when the
 /// `Authorization` header is present but malformed (never silently ignored).
-pub fn read_credential(
+pub(crate) fn read_credential(
     headers: &HeaderMap,
     settings: &AuthSettings,
 ) -> Result<Option<Credential>, Error> {
@@ -70,7 +70,7 @@ fn parse_authorization(value: &str) -> Result<Credential, Error> {
 }
 
 /// The value of the `runlens_session` cookie, if sent.
-pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()

@@ -28,20 +28,20 @@ use crate::Error;
 /// Failed attempts allowed per (username, address) within [`WINDOW`].
 pub const MAX_FAILURES: i64 = 5;
 /// How long failures are remembered.
-pub const WINDOW: Duration = Duration::from_secs(5 * 60);
+pub(crate) const WINDOW: Duration = Duration::from_secs(5 * 60);
 /// Failures for one username (all addresses) after which unknown addresses are refused.
-pub const USER_BACKOFF_FAILURES: i64 = 20;
+pub(crate) const USER_BACKOFF_FAILURES: i64 = 20;
 /// Failures per client address (any usernames) allowed within [`SPRAY_WINDOW`].
-pub const ADDR_MAX_FAILURES: i64 = 100;
+pub(crate) const ADDR_MAX_FAILURES: i64 = 100;
 /// Failures in all allowed within [`SPRAY_WINDOW`].
-pub const GLOBAL_MAX_FAILURES: i64 = 600;
+pub(crate) const GLOBAL_MAX_FAILURES: i64 = 600;
 /// Window of the address and global budgets.
-pub const SPRAY_WINDOW: Duration = Duration::from_secs(60);
+pub(crate) const SPRAY_WINDOW: Duration = Duration::from_secs(60);
 /// How long a reservation counts while its verification has not finished (a replica that
 /// died mid-verification leaves one behind).
-pub const PENDING_FOR: Duration = Duration::from_secs(60);
+pub(crate) const PENDING_FOR: Duration = Duration::from_secs(60);
 /// How long a successful (username, address) pair counts as known.
-pub const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+pub(crate) const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Row states of `signin_attempts` (the queries in [`check`] spell them as 0 and 1).
 const RESERVED: i64 = 0;
@@ -51,7 +51,7 @@ const FORGIVEN: i64 = 2;
 /// A reserved attempt: report its outcome with [`finish`].
 #[derive(Debug)]
 #[must_use]
-pub struct Reservation {
+pub(crate) struct Reservation {
     id: i64,
     user: String,
     addr: String,
@@ -59,7 +59,7 @@ pub struct Reservation {
 
 /// Why an attempt was refused before verification.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limited {
+pub(crate) struct Limited {
     /// Seconds until another attempt may succeed.
     pub retry_after_secs: u64,
 }
@@ -86,7 +86,12 @@ fn retry(oldest: i64, now: i64, window: Duration) -> u64 {
 
 /// Whether `username` from `addr` may try a password at `now` (ms since the epoch): the
 /// rules of the module docs over what every replica recorded. Read-only.
-pub fn check(c: &Conn, username: &str, addr: &str, now: i64) -> Result<Option<Limited>, Error> {
+pub(crate) fn check(
+    c: &Conn,
+    username: &str,
+    addr: &str,
+    now: i64,
+) -> Result<Option<Limited>, Error> {
     let user = username.to_lowercase();
     let since = now - ms(WINDOW);
     let live = now - ms(PENDING_FOR);
@@ -152,7 +157,7 @@ pub fn check(c: &Conn, username: &str, addr: &str, now: i64) -> Result<Option<Li
 /// Reserves an attempt for `username` from `addr` at `now`, or says why not. Call it in a
 /// write transaction (`Store::call_write`): the check and the reservation are one step for
 /// every replica. Prunes attempts older than [`WINDOW`].
-pub fn reserve(
+pub(crate) fn reserve(
     c: &Conn,
     username: &str,
     addr: &str,
@@ -180,7 +185,7 @@ pub fn reserve(
 /// Records the outcome of a reserved attempt (in a write transaction). A success forgives
 /// the pair's failures (they still count for the username and the address) and makes the
 /// pair known; a failure counts from `now`.
-pub fn finish(c: &Conn, r: Reservation, success: bool, now: i64) -> Result<(), Error> {
+pub(crate) fn finish(c: &Conn, r: Reservation, success: bool, now: i64) -> Result<(), Error> {
     if !success {
         c.prepare_cached(
             "UPDATE signin_attempts SET state = ?2, at_ms = ?3 WHERE attempt_id = ?1",

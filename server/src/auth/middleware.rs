@@ -22,15 +22,15 @@ use crate::error::MlflowError;
 use crate::{AppState, Error};
 
 /// Header carrying the session's CSRF token on non-GET cookie-authenticated requests.
-pub const CSRF_HEADER: &str = "x-csrf-token";
+pub(crate) const CSRF_HEADER: &str = "x-csrf-token";
 
 /// The session's CSRF token, put in request extensions for session callers.
 #[derive(Debug, Clone)]
-pub struct CsrfToken(pub String);
+pub(crate) struct CsrfToken(pub String);
 
 /// The client's address as text (`"local"` when unknown, e.g. in-process tests): the last
 /// `X-Forwarded-For` entry when `--trusted-forwarded-for` is on, else the peer address.
-pub fn client_addr(
+pub(crate) fn client_addr(
     settings: &AuthSettings,
     headers: &HeaderMap,
     ext: &axum::http::Extensions,
@@ -54,7 +54,7 @@ pub fn client_addr(
 
 /// Whether the request comes from a browser (Fetch metadata, or a browser user agent): it
 /// gets no `WWW-Authenticate: Basic` challenge, so no password box pops up.
-pub fn is_browser(headers: &HeaderMap) -> bool {
+pub(crate) fn is_browser(headers: &HeaderMap) -> bool {
     headers.contains_key("sec-fetch-mode")
         || headers.contains_key("sec-fetch-site")
         || headers
@@ -65,7 +65,7 @@ pub fn is_browser(headers: &HeaderMap) -> bool {
 
 /// Refuses a request that another site made: `Sec-Fetch-Site` other than `same-origin`
 /// or `none`, or an `Origin` (also `null`) whose host differs from `Host`.
-pub fn refuse_cross_site(headers: &HeaderMap) -> Result<(), Error> {
+pub(crate) fn refuse_cross_site(headers: &HeaderMap) -> Result<(), Error> {
     let refused = || Error::PermissionDenied {
         message: "Cross-site request refused: this request did not come from runlens' own pages."
             .into(),
@@ -99,7 +99,7 @@ pub fn refuse_cross_site(headers: &HeaderMap) -> Result<(), Error> {
 }
 
 /// Whether the request says its body is JSON.
-pub fn is_json(headers: &HeaderMap) -> bool {
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -148,7 +148,11 @@ fn check_browser_write(req: &Request, resolved: &Resolved) -> Result<(), Error> 
 }
 
 /// The layer: see the module docs.
-pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+pub(crate) async fn authenticate(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let path = req.uri().path().to_string();
     let browser = is_browser(req.headers());
     let addr = client_addr(&state.auth.settings, req.headers(), req.extensions());
@@ -231,7 +235,7 @@ const MISSING_CREDENTIAL: &str = "Authentication required: sign in, or send an A
 /// Renders `e` in the dialect of `path`: the app's `ApiError` under `/api/v1/`, MLflow's
 /// `{"error_code", "message"}` elsewhere, with a basic challenge on `/api/` 401s for
 /// programs (scripts understand it) but never for browsers (no login box pops up).
-pub fn render(path: &str, e: Error, browser: bool) -> Response {
+pub(crate) fn render(path: &str, e: Error, browser: bool) -> Response {
     if path.starts_with("/api/v1/") {
         return e.into_response();
     }

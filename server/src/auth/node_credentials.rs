@@ -16,7 +16,7 @@ const SHOWN_PREFIX_LEN: usize = 10;
 /// Who a node credential speaks for: put in a request's extensions by the auth layer
 /// instead of a [`super::Caller`], on the routes marked [`AcceptsNodeCredential`] only.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeAgent {
+pub(crate) struct NodeAgent {
     /// The credential's id.
     pub credential_id: i64,
     /// The one node it may register and heartbeat.
@@ -27,7 +27,7 @@ pub struct NodeAgent {
 /// credential may call: its node's registration and heartbeat. Everywhere else the auth
 /// layer answers a node credential with 403.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AcceptsNodeCredential;
+pub(crate) struct AcceptsNodeCredential;
 
 const COLUMNS: &str = "credential_id, node_name, prefix, created_by, created, last_used";
 
@@ -116,7 +116,7 @@ pub fn revoke(conn: &Conn, id: i64, now_ms: i64) -> Result<NodeCredentialInfo, E
 
 /// The node agent an active credential `secret` speaks for at time `now_ms`, recording its
 /// use (at most once a minute); `None` for anything else.
-pub fn resolve(conn: &Conn, secret: &str, now_ms: i64) -> Result<Option<NodeAgent>, Error> {
+pub(crate) fn resolve(conn: &Conn, secret: &str, now_ms: i64) -> Result<Option<NodeAgent>, Error> {
     if !looks_like_node_credential(secret) {
         return Ok(None);
     }

@@ -7,10 +7,10 @@ use rand::RngCore;
 use crate::Error;
 
 /// Shortest password accepted when setting one.
-pub const MIN_PASSWORD_LEN: usize = 8;
+pub(crate) const MIN_PASSWORD_LEN: usize = 8;
 
 /// Hashes `password` with argon2id and a fresh random salt; returns the PHC string.
-pub fn hash_password(password: &str) -> Result<String, Error> {
+pub(crate) fn hash_password(password: &str) -> Result<String, Error> {
     let mut salt = [0u8; 16];
     rand::rng().fill_bytes(&mut salt);
     let salt = SaltString::encode_b64(&salt)
@@ -33,13 +33,13 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 
 /// A PHC string that never verifies, hashed once: checked against when the username is
 /// unknown so that unknown users and wrong passwords take the same time.
-pub fn dummy_hash() -> &'static str {
+pub(crate) fn dummy_hash() -> &'static str {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DUMMY.get_or_init(|| hash_password("runlens-dummy-password").unwrap_or_default())
 }
 
 /// Refuses passwords that are too short to be worth hashing.
-pub fn check_new_password(password: &str) -> Result<(), Error> {
+pub(crate) fn check_new_password(password: &str) -> Result<(), Error> {
     if password.chars().count() < MIN_PASSWORD_LEN {
         return Err(Error::InvalidParameter(format!(
             "Passwords must be at least {MIN_PASSWORD_LEN} characters long."

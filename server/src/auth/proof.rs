@@ -11,7 +11,7 @@ use crate::Error;
 
 /// A resolved credential, by reference: see the module docs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Proof {
+pub(crate) struct Proof {
     pub(crate) held: Held,
     pub(crate) method: AuthMethod,
 }

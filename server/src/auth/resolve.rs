@@ -16,7 +16,7 @@ use crate::{AppState, Error};
 /// A resolved caller, the credential by reference and, for session callers, the
 /// session's CSRF token.
 #[derive(Debug, Clone)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// Who is calling.
     pub caller: Caller,
     /// The credential, to check again while a stream stays open.
@@ -26,15 +26,15 @@ pub struct Resolved {
 }
 
 /// The same text for an unknown user and a wrong password.
-pub const BAD_LOGIN: &str = "Invalid username or password.";
+pub(crate) const BAD_LOGIN: &str = "Invalid username or password.";
 /// The answer to an unknown or revoked API token.
-pub const TOKEN_INVALID: &str = "Invalid or revoked API token.";
+pub(crate) const TOKEN_INVALID: &str = "Invalid or revoked API token.";
 /// The answer to a session cookie whose session ended.
-pub const SESSION_ENDED: &str = "Your session has expired. Sign in again.";
+pub(crate) const SESSION_ENDED: &str = "Your session has expired. Sign in again.";
 
 /// Resolves `cred` at time `now_ms`; `addr` is the client address (rate limiting).
 /// Passwords are verified off the database pool (see [`check_password`]).
-pub async fn resolve(
+pub(crate) async fn resolve(
     state: &AppState,
     cred: Credential,
     addr: &str,
@@ -132,7 +132,7 @@ fn verify_slots() -> &'static Semaphore {
 /// blocking pool without holding a database connection, on at most half the cores at a
 /// time. Unknown users, wrong passwords and disabled accounts get the same answer after
 /// the same work.
-pub async fn check_password(
+pub(crate) async fn check_password(
     state: &AppState,
     username: &str,
     password: &str,
@@ -204,7 +204,7 @@ pub async fn check_password(
 /// `Unauthenticated` once the token is revoked, the session ended (signed out,
 /// expired, ended by a password change or by disabling), the password changed, or
 /// the account is disabled or deleted.
-pub fn recheck(conn: &Conn, proof: &Proof, now: i64) -> Result<Caller, Error> {
+pub(crate) fn recheck(conn: &Conn, proof: &Proof, now: i64) -> Result<Caller, Error> {
     let refused = |message: &str| Error::Unauthenticated(message.into());
     let user_id = match &proof.held {
         Held::Token(key) => tokens::token_user(conn, key)?.ok_or_else(|| refused(TOKEN_INVALID))?,
@@ -242,7 +242,7 @@ fn by_proxy(conn: &Conn, username: &str) -> Result<Resolved, Error> {
 }
 
 /// The caller for `user_id`; `Unauthenticated` if the user is gone or disabled.
-pub fn load_caller(conn: &Conn, user_id: i64, method: AuthMethod) -> Result<Caller, Error> {
+pub(crate) fn load_caller(conn: &Conn, user_id: i64, method: AuthMethod) -> Result<Caller, Error> {
     let (user, group_ids) = users::get_user_and_groups(conn, user_id)?
         .ok_or_else(|| Error::Unauthenticated("This account no longer exists.".into()))?;
     if user.disabled {

@@ -4,17 +4,17 @@ use rand::distr::{Alphanumeric, SampleString};
 use sha2::{Digest, Sha256};
 
 /// `len` random letters and digits from the OS-seeded thread RNG.
-pub fn random_alphanumeric(len: usize) -> String {
+pub(crate) fn random_alphanumeric(len: usize) -> String {
     Alphanumeric.sample_string(&mut rand::rng(), len)
 }
 
 /// Lower-case hex SHA-256 of `secret`: what the database keeps instead of the secret.
-pub fn sha256_hex(secret: &str) -> String {
+pub(crate) fn sha256_hex(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 /// Compares two strings in time independent of where they differ.
-pub fn constant_time_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     use subtle::ConstantTimeEq;
     a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }

@@ -18,7 +18,7 @@ use crate::{AppState, Error};
 
 /// `POST /api/v1/session`: checks the password and starts a session. Only JSON from
 /// runlens' own pages: a cross-site form cannot sign a browser in (login CSRF).
-pub async fn create_session(
+pub(crate) async fn create_session(
     State(state): State<AppState>,
     headers: HeaderMap,
     ext: axum::http::Extensions,
@@ -51,7 +51,7 @@ pub async fn create_session(
 }
 
 /// `GET /api/v1/session`: the signed-in user (401 from the auth layer when signed out).
-pub async fn get_session(
+pub(crate) async fn get_session(
     State(state): State<AppState>,
     caller: Caller,
     csrf: Option<Extension<CsrfToken>>,
@@ -66,7 +66,7 @@ pub async fn get_session(
 
 /// `DELETE /api/v1/session`: signs out (204) and clears the cookie. A live session must
 /// come with its CSRF token, so other sites cannot sign the user out.
-pub async fn delete_session(
+pub(crate) async fn delete_session(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, Error> {
@@ -124,7 +124,7 @@ fn secure_for(settings: &AuthSettings, headers: &HeaderMap) -> bool {
 }
 
 /// The `Set-Cookie` value for the session cookie (`max_age_s` 0 clears it).
-pub fn session_cookie_header(id: &str, max_age_s: i64, secure: bool) -> HeaderValue {
+pub(crate) fn session_cookie_header(id: &str, max_age_s: i64, secure: bool) -> HeaderValue {
     let secure = if secure { "; Secure" } else { "" };
     let value =
         format!("{COOKIE_NAME}={id}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_s}{secure}");
@@ -136,12 +136,12 @@ pub fn session_cookie_header(id: &str, max_age_s: i64, secure: bool) -> HeaderVa
 /// cookie, whether the page came with a browser credential. It holds no secret: the app
 /// asks `GET /api/v1/session` only when it is set, so a signed-out visit makes no request
 /// that must fail, and a signed-in one can load its data while that check runs.
-pub const SIGNED_IN_HINT: &str = "runlens_signed_in";
+pub(crate) const SIGNED_IN_HINT: &str = "runlens_signed_in";
 
 /// The `Set-Cookie` value of [`SIGNED_IN_HINT`] for a page load with these request headers:
 /// set (`1`) when they carry a session cookie or the trusted proxy's user header, cleared
 /// otherwise. Whether that credential is still valid is the session check's to say.
-pub fn signed_in_hint(settings: &AuthSettings, headers: &HeaderMap) -> HeaderValue {
+pub(crate) fn signed_in_hint(settings: &AuthSettings, headers: &HeaderMap) -> HeaderValue {
     let present = session_cookie(headers).is_some()
         || settings
             .trusted_user_header

@@ -6,15 +6,15 @@ use super::secret::{random_alphanumeric, sha256_hex};
 use crate::Error;
 
 /// Name of the session cookie.
-pub const COOKIE_NAME: &str = "runlens_session";
+pub(crate) const COOKIE_NAME: &str = "runlens_session";
 /// A session ends after this long without a request (12 h).
-pub const IDLE_TIMEOUT_MS: i64 = 12 * 3600 * 1000;
+pub(crate) const IDLE_TIMEOUT_MS: i64 = 12 * 3600 * 1000;
 /// A session ends this long after sign-in, however active (7 days).
-pub const ABSOLUTE_TIMEOUT_MS: i64 = 7 * 24 * 3600 * 1000;
+pub(crate) const ABSOLUTE_TIMEOUT_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// A new session: the cookie value (shown once, to the browser) and its CSRF token.
 #[derive(Debug, Clone)]
-pub struct NewSession {
+pub(crate) struct NewSession {
     /// Value of the `runlens_session` cookie.
     pub id: String,
     /// Value the app sends as `X-CSRF-Token`.
@@ -23,7 +23,7 @@ pub struct NewSession {
 
 /// A live session found from its cookie.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
+pub(crate) struct Session {
     /// The signed-in user.
     pub user_id: i64,
     /// Its CSRF token.
@@ -31,7 +31,7 @@ pub struct Session {
 }
 
 /// Starts a session for `user_id` at time `now` (ms).
-pub fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession, Error> {
+pub(crate) fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession, Error> {
     let session = NewSession {
         id: random_alphanumeric(43),
         csrf_token: random_alphanumeric(32),
@@ -47,7 +47,7 @@ pub fn create_session(conn: &Conn, user_id: i64, now: i64) -> Result<NewSession,
 /// The key the session behind cookie value `id` is stored under (its SHA-256 digest): what
 /// [`resolve_session`] looks up, and what an open stream keeps to check the session again
 /// ([`session_user`]).
-pub fn session_key(id: &str) -> String {
+pub(crate) fn session_key(id: &str) -> String {
     sha256_hex(id)
 }
 
@@ -71,7 +71,7 @@ fn stored(conn: &Conn, key: &str, now: i64) -> Result<Option<(Row, bool)>, Error
 
 /// The live session behind cookie value `id` at time `now`, refreshing its idle timer;
 /// an expired session is deleted and `None` returned.
-pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session>, Error> {
+pub(crate) fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session>, Error> {
     let key = session_key(id);
     let Some(((user_id, csrf_token, _, last_seen), expired)) = stored(conn, &key, now)? else {
         return Ok(None);
@@ -96,14 +96,14 @@ pub fn resolve_session(conn: &Conn, id: &str, now: i64) -> Result<Option<Session
 /// The user of the session stored under `key` ([`session_key`]) while it is live at `now`:
 /// the lookup of [`resolve_session`], read-only (an open stream checking its session
 /// again neither refreshes its idle timer nor deletes it).
-pub fn session_user(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, Error> {
+pub(crate) fn session_user(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, Error> {
     Ok(stored(conn, key, now)?
         .filter(|(_, expired)| !expired)
         .map(|((user_id, ..), _)| user_id))
 }
 
 /// Ends the session behind cookie value `id` (no error if it is already gone).
-pub fn delete_session(conn: &Conn, id: &str) -> Result<(), Error> {
+pub(crate) fn delete_session(conn: &Conn, id: &str) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM sessions WHERE session_hash = ?1",
         [session_key(id)],
@@ -112,13 +112,13 @@ pub fn delete_session(conn: &Conn, id: &str) -> Result<(), Error> {
 }
 
 /// Ends every session of `user_id` (password change, disabling).
-pub fn delete_user_sessions(conn: &Conn, user_id: i64) -> Result<(), Error> {
+pub(crate) fn delete_user_sessions(conn: &Conn, user_id: i64) -> Result<(), Error> {
     conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user_id])?;
     Ok(())
 }
 
 /// Removes sessions that expired before `now` (called now and then at sign-in).
-pub fn purge_expired(conn: &Conn, now: i64) -> Result<(), Error> {
+pub(crate) fn purge_expired(conn: &Conn, now: i64) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM sessions WHERE last_seen < ?1 OR created < ?2",
         [now - IDLE_TIMEOUT_MS, now - ABSOLUTE_TIMEOUT_MS],

@@ -34,7 +34,7 @@ pub struct AuthState {
 
 impl AuthState {
     /// State for `settings` with an empty cache.
-    pub fn new(settings: AuthSettings) -> Self {
+    pub(crate) fn new(settings: AuthSettings) -> Self {
         AuthState {
             settings,
             basic_cache: BasicCache::default(),
@@ -76,7 +76,7 @@ impl BasicCache {
     }
 
     /// Whether (username, password) was verified against exactly `phc`.
-    pub fn verified(&self, username: &str, password: &str, phc: &str) -> bool {
+    pub(crate) fn verified(&self, username: &str, password: &str, phc: &str) -> bool {
         let d = self.digest(username, password);
         self.entries
             .lock()
@@ -85,7 +85,7 @@ impl BasicCache {
     }
 
     /// Remembers a successful verification against `phc`.
-    pub fn remember(&self, username: &str, password: &str, phc: &str) {
+    pub(crate) fn remember(&self, username: &str, password: &str, phc: &str) {
         let d = self.digest(username, password);
         if let Ok(mut m) = self.entries.lock() {
             if m.len() >= BASIC_CACHE_MAX {

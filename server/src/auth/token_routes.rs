@@ -14,7 +14,7 @@ use crate::{AppState, Error};
 
 /// `?user=` on token routes.
 #[derive(Debug, Default, Deserialize)]
-pub struct UserQuery {
+pub(crate) struct UserQuery {
     /// Whose tokens (admins only, when not the caller).
     pub user: Option<String>,
 }
@@ -34,7 +34,7 @@ fn subject(conn: &Conn, caller: &Caller, q: &UserQuery) -> Result<i64, Error> {
 }
 
 /// `GET /api/v1/tokens[?user=]`: active tokens, newest first (secrets never shown).
-pub async fn list_tokens(
+pub(crate) async fn list_tokens(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<UserQuery>,
@@ -47,7 +47,7 @@ pub async fn list_tokens(
 }
 
 /// `POST /api/v1/tokens` with [`NewToken`]: 201 with the secret, shown this once.
-pub async fn create_token(
+pub(crate) async fn create_token(
     State(state): State<AppState>,
     caller: Caller,
     body: Bytes,
@@ -62,7 +62,7 @@ pub async fn create_token(
 }
 
 /// `DELETE /api/v1/tokens/{id}[?user=]`: revokes a token (204).
-pub async fn revoke_token(
+pub(crate) async fn revoke_token(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,

@@ -8,7 +8,7 @@ use super::secret::{random_alphanumeric, sha256_hex};
 use crate::Error;
 
 /// Every token starts with this, so leaked tokens are easy to grep for.
-pub const TOKEN_PREFIX: &str = "rl_";
+pub(crate) const TOKEN_PREFIX: &str = "rl_";
 /// Characters of the token kept in clear to recognise it (`rl_` + 6).
 const SHOWN_PREFIX_LEN: usize = 9;
 
@@ -81,7 +81,7 @@ pub fn revoke_token(conn: &Conn, user_id: i64, token_id: i64) -> Result<(), Erro
 
 /// The key `token` is stored under (its SHA-256 digest): what [`resolve_token`] looks up,
 /// and what an open stream keeps to check the token again ([`token_user`]).
-pub fn token_key(token: &str) -> String {
+pub(crate) fn token_key(token: &str) -> String {
     sha256_hex(token)
 }
 
@@ -118,6 +118,6 @@ pub fn resolve_token(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, 
 
 /// The user owning the token stored under `key` ([`token_key`]) while it is active: the
 /// lookup of [`resolve_token`], read-only (an open stream checking its token again).
-pub fn token_user(conn: &Conn, key: &str) -> Result<Option<i64>, Error> {
+pub(crate) fn token_user(conn: &Conn, key: &str) -> Result<Option<i64>, Error> {
     Ok(active_token(conn, key)?.map(|(_, user_id, _)| user_id))
 }

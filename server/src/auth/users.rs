@@ -24,7 +24,7 @@ pub struct User {
 
 /// Checks a username: 1-64 characters from letters, digits and `. _ @ + -`, not starting
 /// with `.` (it becomes a path segment in `/Users/<username>/`).
-pub fn validate_username(username: &str) -> Result<(), Error> {
+pub(crate) fn validate_username(username: &str) -> Result<(), Error> {
     let ok_char = |c: char| c.is_ascii_alphanumeric() || "._@+-".contains(c);
     if username.is_empty()
         || username.len() > 64
@@ -125,7 +125,10 @@ pub fn get_user_by_id(conn: &Conn, user_id: i64) -> Result<Option<User>, Error> 
 /// The user `user_id` with the ids of the groups they belong to (by group name), in one
 /// statement: every authenticated request reads both (each statement is a round trip on
 /// PostgreSQL).
-pub fn get_user_and_groups(conn: &Conn, user_id: i64) -> Result<Option<(User, Vec<i64>)>, Error> {
+pub(crate) fn get_user_and_groups(
+    conn: &Conn,
+    user_id: i64,
+) -> Result<Option<(User, Vec<i64>)>, Error> {
     let sql = format!(
         "SELECT u.*, g.group_id FROM (SELECT {USER_COLUMNS} FROM users WHERE user_id = ?1) AS u
            LEFT JOIN (group_members AS m JOIN groups AS g ON g.group_id = m.group_id)
@@ -217,7 +220,7 @@ pub fn admin_usernames(conn: &Conn) -> Result<Vec<String>, Error> {
 }
 
 /// The name of user `user_id` when the account exists and is enabled.
-pub fn enabled_name(conn: &Conn, user_id: i64) -> Result<Option<String>, Error> {
+pub(crate) fn enabled_name(conn: &Conn, user_id: i64) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached("SELECT username FROM users WHERE user_id = ?1 AND disabled = 0")?
         .query_row([user_id], |r| r.get(0))
@@ -225,13 +228,13 @@ pub fn enabled_name(conn: &Conn, user_id: i64) -> Result<Option<String>, Error> 
 }
 
 /// Whether `username` is an existing, enabled account.
-pub fn is_enabled(conn: &Conn, username: &str) -> Result<bool, Error> {
+pub(crate) fn is_enabled(conn: &Conn, username: &str) -> Result<bool, Error> {
     Ok(login_row(conn, username)?.is_some_and(|(_, _, disabled)| !disabled))
 }
 
 /// What a password check needs of a user: id, PHC hash (none for proxy users) and
 /// whether the account is disabled. `None` for an unknown username.
-pub fn login_row(
+pub(crate) fn login_row(
     conn: &Conn,
     username: &str,
 ) -> Result<Option<(i64, Option<String>, bool)>, Error> {

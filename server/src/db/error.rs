@@ -1,7 +1,7 @@
 //! The database's errors, whatever the backend.
 
 /// A result of the database seam.
-pub type Result<T, E = DbError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = DbError> = std::result::Result<T, E>;
 
 /// What went wrong talking to the database. The crate's [`crate::Error`] converts it:
 /// limits become `InvalidParameter`, the rest `Internal` without the statement's text.
@@ -36,7 +36,7 @@ pub enum DbError {
 impl DbError {
     /// A column's value that could not be decoded (also for a caller's own decoding, say
     /// an enum stored as text).
-    pub fn column(index: usize, message: impl std::fmt::Display) -> Self {
+    pub(crate) fn column(index: usize, message: impl std::fmt::Display) -> Self {
         DbError::Column {
             index,
             message: message.to_string(),
@@ -44,7 +44,7 @@ impl DbError {
     }
 
     /// A single-row query found no row.
-    pub fn is_no_rows(&self) -> bool {
+    pub(crate) fn is_no_rows(&self) -> bool {
         matches!(
             self,
             DbError::NoRows | DbError::Sqlite(rusqlite::Error::QueryReturnedNoRows)
@@ -52,7 +52,7 @@ impl DbError {
     }
 
     /// A uniqueness (or other) constraint refused the write.
-    pub fn is_constraint_violation(&self) -> bool {
+    pub(crate) fn is_constraint_violation(&self) -> bool {
         match self {
             DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
                 e.code == rusqlite::ErrorCode::ConstraintViolation

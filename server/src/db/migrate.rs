@@ -20,7 +20,7 @@ use crate::Error;
 
 /// A migration's data step: rewrites rows on the connection (inside the migration's
 /// transaction); returns how many it wrote.
-pub type DataStep = fn(&Conn) -> Result<u64, Error>;
+pub(crate) type DataStep = fn(&Conn) -> Result<u64, Error>;
 
 /// One schema step.
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +41,7 @@ pub struct Migration {
 
 /// A database's migrations and where it records the ones applied.
 #[derive(Debug)]
-pub(crate) struct MigrationSet {
+pub struct MigrationSet {
     /// The database, as messages name it ("database", "logs database").
     pub what: &'static str,
     /// What a failed migration is called in its error ("migration", "logs migration").
@@ -87,7 +87,7 @@ fn create_table(table: &str, engine: Engine) -> String {
 /// On PostgreSQL the transaction holds the write lock (an advisory lock), so replicas
 /// starting together migrate one after the other, and DDL is transactional: a failed
 /// migration leaves nothing behind.
-pub(crate) fn run(conn: &mut Conn, set: &MigrationSet) -> Result<Outcome, Error> {
+pub fn run(conn: &mut Conn, set: &MigrationSet) -> Result<Outcome, Error> {
     let engine = conn.engine();
     let table = (set.table)(engine);
     let tx = conn.transaction(Behavior::Immediate)?;

@@ -34,9 +34,9 @@ mod value;
 
 use std::path::Path;
 
-pub use pool::{Pool, Pooled};
+pub(crate) use pool::{Pool, Pooled};
 
-pub use error::{DbError, Result};
+pub(crate) use error::{DbError, Result};
 pub use params::{params_from_iter, Params, ParamsFromIter};
 pub use stmt::{ColumnIndex, MappedRows, Row, Rows, Stmt};
 pub use tx::{run_lock_key, Behavior, Transaction};
@@ -143,7 +143,7 @@ impl Conn {
 
     /// Prepares `sql` through the connection's statement cache: the way to run a
     /// statement whose text is fixed (or drawn from a small set).
-    pub fn prepare_cached(&self, sql: &str) -> Result<Stmt<'_>> {
+    pub(crate) fn prepare_cached(&self, sql: &str) -> Result<Stmt<'_>> {
         match &self.inner {
             Inner::Sqlite(c) => Ok(Stmt::cached(c.prepare_cached(sql)?)),
             Inner::Pg(c) => Ok(Stmt::pg(c, c.prepare(sql, true)?)),
@@ -189,18 +189,18 @@ impl Conn {
 
     /// Starts a write transaction that changes only the rows of the runs whose
     /// [`run_lock_key`]s are `keys` (see [`Transaction::begin_for_runs`]).
-    pub fn transaction_for_runs(&self, keys: &[i32]) -> Result<Transaction<'_>> {
+    pub(crate) fn transaction_for_runs(&self, keys: &[i32]) -> Result<Transaction<'_>> {
         Transaction::begin_for_runs(self, keys)
     }
 
     /// The database file, for a file-backed database.
-    pub fn path(&self) -> Option<&str> {
+    pub(crate) fn path(&self) -> Option<&str> {
         self.sqlite()?.path().filter(|p| !p.is_empty())
     }
 }
 
 /// `.optional()` on a single-row answer: `Ok(None)` instead of the no-rows error.
-pub trait OptionalExtension<T> {
+pub(crate) trait OptionalExtension<T> {
     /// `Ok(Some(v))` for a row, `Ok(None)` for none, other errors unchanged.
     fn optional(self) -> Result<Option<T>>;
 }

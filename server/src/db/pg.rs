@@ -138,7 +138,7 @@ impl PgPool {
 
     /// A connection of its own outside the pool, with its task on the pool's runtime
     /// (for `LISTEN`, which must stay on one session).
-    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+    pub(crate) fn runtime(&self) -> &tokio::runtime::Runtime {
         self.rt
             .rt
             .as_ref()
@@ -189,7 +189,7 @@ pub fn with_database(url: &str, name: &str) -> String {
 }
 
 /// A pooled PostgreSQL connection.
-pub struct PgConn {
+pub(crate) struct PgConn {
     client: deadpool_postgres::Object,
     /// The pool's runtime, where [`PgConn::sibling`] waits for its connection.
     rt: tokio::runtime::Handle,
@@ -261,7 +261,7 @@ impl PgConn {
 /// SQLite's placeholders as PostgreSQL's: `?N` → `$N`, a bare `?` → the next number after
 /// the largest used so far (SQLite's rule). Quoted strings, quoted names and comments are
 /// copied as they are.
-pub fn translate(sql: &str) -> String {
+pub(crate) fn translate(sql: &str) -> String {
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len() + 8);
     let mut max = 0u32;
@@ -317,7 +317,7 @@ type Bound<'a> = Box<dyn ToSql + Sync + Send + 'a>;
 /// `values` as the types PostgreSQL inferred for the parameters: integers for integer
 /// and real columns, bools as 0/1 integers and back, numbers as text where text is
 /// wanted (what SQLite's column affinity does), text parsed where a number is wanted.
-pub fn bind<'a>(types: &[Type], values: &'a [ValueRef<'a>]) -> Result<Vec<Bound<'a>>> {
+pub(crate) fn bind<'a>(types: &[Type], values: &'a [ValueRef<'a>]) -> Result<Vec<Bound<'a>>> {
     if types.len() != values.len() {
         return Err(DbError::Parameter(format!(
             "the statement takes {} parameters, {} given",
@@ -438,7 +438,7 @@ fn coerce<'a>(ty: &Type, v: ValueRef<'a>) -> std::result::Result<Bound<'a>, Stri
 }
 
 /// Column `i` of `row` as a [`ValueRef`], by its PostgreSQL type.
-pub fn value_at(row: &tokio_postgres::Row, i: usize) -> Result<ValueRef<'_>> {
+pub(crate) fn value_at(row: &tokio_postgres::Row, i: usize) -> Result<ValueRef<'_>> {
     let ty = row
         .columns()
         .get(i)

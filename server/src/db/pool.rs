@@ -25,7 +25,7 @@ pub enum Pooled {
 
 impl Pool {
     /// A connection, waiting for one to be free.
-    pub fn get(&self) -> Result<Pooled> {
+    pub(crate) fn get(&self) -> Result<Pooled> {
         match self {
             Pool::Sqlite(p) => {
                 let mut c = p
@@ -39,7 +39,7 @@ impl Pool {
     }
 
     /// The engine behind the pool.
-    pub fn engine(&self) -> Engine {
+    pub(crate) fn engine(&self) -> Engine {
         match self {
             Pool::Sqlite(_) => Engine::Sqlite,
             Pool::Pg(_) => Engine::Postgres,

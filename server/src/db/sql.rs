@@ -13,7 +13,7 @@ use crate::Error;
 /// The text elements of a JSON array bound at `param`, as a subquery for `x IN ...` (or a
 /// FROM item with one column, `value`), with one cached statement whatever the list's
 /// length. Bind [`json_array`] there.
-pub fn json_list(d: Engine, param: &str) -> String {
+pub(crate) fn json_list(d: Engine, param: &str) -> String {
     match d {
         Engine::Sqlite => format!("(SELECT value FROM json_each({param}))"),
         Engine::Postgres => {
@@ -24,7 +24,7 @@ pub fn json_list(d: Engine, param: &str) -> String {
 
 /// [`json_list`] of integers (ids): PostgreSQL compares an integer column only with
 /// integers.
-pub fn json_int_list(d: Engine, param: &str) -> String {
+pub(crate) fn json_int_list(d: Engine, param: &str) -> String {
     match d {
         Engine::Sqlite => json_list(d, param),
         Engine::Postgres => format!(
@@ -37,7 +37,7 @@ pub fn json_int_list(d: Engine, param: &str) -> String {
 /// bind [`json_array`] of `[String; 2]`), as a FROM item of two text columns `a` and `b`,
 /// in the array's order: several rows written by one cached statement whatever their
 /// number (one round trip on PostgreSQL).
-pub fn json_pairs(d: Engine, param: &str) -> String {
+pub(crate) fn json_pairs(d: Engine, param: &str) -> String {
     match d {
         Engine::Sqlite => {
             format!("(SELECT p.value ->> 0 AS a, p.value ->> 1 AS b FROM json_each({param}) AS p)")
@@ -50,12 +50,12 @@ pub fn json_pairs(d: Engine, param: &str) -> String {
 }
 
 /// The JSON array text of `items`, to bind for [`json_list`].
-pub fn json_array<T: Serialize>(items: &[T]) -> Result<String, Error> {
+pub(crate) fn json_array<T: Serialize>(items: &[T]) -> Result<String, Error> {
     serde_json::to_string(items).map_err(|e| Error::Internal(format!("encoding a list: {e}")))
 }
 
 /// The larger of two values: SQLite's scalar two-argument `max`, PostgreSQL's `GREATEST`.
-pub fn greatest(d: Engine, a: &str, b: &str) -> String {
+pub(crate) fn greatest(d: Engine, a: &str, b: &str) -> String {
     match d {
         Engine::Sqlite => format!("max({a}, {b})"),
         Engine::Postgres => format!("GREATEST({a}, {b})"),
@@ -63,7 +63,7 @@ pub fn greatest(d: Engine, a: &str, b: &str) -> String {
 }
 
 /// True when `needle` occurs in `haystack`.
-pub fn contains(d: Engine, haystack: &str, needle: &str) -> String {
+pub(crate) fn contains(d: Engine, haystack: &str, needle: &str) -> String {
     match d {
         Engine::Sqlite => format!("instr({haystack}, {needle}) > 0"),
         Engine::Postgres => format!("strpos({haystack}, {needle}) > 0"),
@@ -72,7 +72,7 @@ pub fn contains(d: Engine, haystack: &str, needle: &str) -> String {
 
 /// MLflow's case-sensitive `LIKE ?`, with the pattern from [`like_pattern`]: SQLite's
 /// `LIKE` ignores ASCII case, so there it is `GLOB` with the pattern translated.
-pub fn like(d: Engine) -> &'static str {
+pub(crate) fn like(d: Engine) -> &'static str {
     match d {
         Engine::Sqlite => "GLOB ?",
         Engine::Postgres => "LIKE ?",
@@ -80,7 +80,7 @@ pub fn like(d: Engine) -> &'static str {
 }
 
 /// MLflow's `ILIKE ?` (ASCII case ignored): SQLite's `LIKE`, PostgreSQL's `ILIKE`.
-pub fn ilike(d: Engine) -> &'static str {
+pub(crate) fn ilike(d: Engine) -> &'static str {
     match d {
         Engine::Sqlite => "LIKE ?",
         Engine::Postgres => "ILIKE ?",
@@ -89,7 +89,7 @@ pub fn ilike(d: Engine) -> &'static str {
 
 /// The pattern to bind for [`like`]: a SQL LIKE pattern (`%`, `_`) as GLOB on SQLite, as
 /// it is on PostgreSQL.
-pub fn like_pattern(d: Engine, pattern: &str) -> String {
+pub(crate) fn like_pattern(d: Engine, pattern: &str) -> String {
     match d {
         Engine::Sqlite => like_to_glob(pattern),
         Engine::Postgres => pattern.to_owned(),
@@ -99,7 +99,7 @@ pub fn like_pattern(d: Engine, pattern: &str) -> String {
 /// The integer column `col`, as a search compares it with the number `n`, and the value to
 /// bind: `n` as an integer where it is one (so an index on `col` serves), else `col` read
 /// as a float, because PostgreSQL binds no fraction or infinity to an integer parameter.
-pub fn integer_column_vs(col: &str, n: f64) -> (String, Value) {
+pub(crate) fn integer_column_vs(col: &str, n: f64) -> (String, Value) {
     if n.fract() == 0.0 && n.abs() < 9.2e18 {
         (col.to_owned(), Value::Integer(n as i64))
     } else {
@@ -109,7 +109,7 @@ pub fn integer_column_vs(col: &str, n: f64) -> (String, Value) {
 
 /// How a table without a key is read in insertion order: SQLite's `rowid`, the `seq`
 /// identity column of the PostgreSQL schema.
-pub fn insertion_order(d: Engine) -> &'static str {
+pub(crate) fn insertion_order(d: Engine) -> &'static str {
     match d {
         Engine::Sqlite => "rowid",
         Engine::Postgres => "seq",
@@ -117,7 +117,7 @@ pub fn insertion_order(d: Engine) -> &'static str {
 }
 
 /// Translates a SQL LIKE pattern (`%`, `_`) into the equivalent GLOB pattern.
-pub fn like_to_glob(pattern: &str) -> String {
+pub(crate) fn like_to_glob(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 8);
     for c in pattern.chars() {
         match c {

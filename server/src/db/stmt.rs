@@ -71,7 +71,7 @@ impl<'c> Stmt<'c> {
     }
 
     /// Runs the query; its rows come from [`Rows::next`].
-    pub fn query<P: Params>(&mut self, params: P) -> Result<Rows<'_>> {
+    pub(crate) fn query<P: Params>(&mut self, params: P) -> Result<Rows<'_>> {
         let inner = match &mut self.inner {
             Inner::Cached(s) => RowsInner::Sqlite(s.query(bind(&params)?)?),
             Inner::Plain(s) => RowsInner::Sqlite(s.query(bind(&params)?)?),
@@ -81,7 +81,7 @@ impl<'c> Stmt<'c> {
     }
 
     /// The first row, decoded by `f`; the no-rows error when there is none.
-    pub fn query_row<T, P, F>(&mut self, params: P, f: F) -> Result<T>
+    pub(crate) fn query_row<T, P, F>(&mut self, params: P, f: F) -> Result<T>
     where
         P: Params,
         F: FnOnce(&Row<'_>) -> Result<T>,
@@ -126,7 +126,7 @@ enum RowsInner<'s> {
 impl Rows<'_> {
     /// The next row, `None` after the last.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Result<Option<Row<'_>>> {
+    pub(crate) fn next(&mut self) -> Result<Option<Row<'_>>> {
         match &mut self.inner {
             RowsInner::Sqlite(rows) => Ok(rows.next()?.map(|r| Row {
                 inner: RowInner::Sqlite(r),
@@ -182,7 +182,7 @@ impl Row<'_> {
 
     /// Column `index` (from 0) as it is stored, borrowed from the row (a large blob
     /// without a copy).
-    pub fn get_ref<I: ColumnIndex>(&self, index: I) -> Result<ValueRef<'_>> {
+    pub(crate) fn get_ref<I: ColumnIndex>(&self, index: I) -> Result<ValueRef<'_>> {
         let index = index.index();
         let r = match self.inner {
             RowInner::Sqlite(r) => r,

@@ -93,7 +93,7 @@ impl<'c> Transaction<'c> {
     }
 
     /// Undoes the transaction's changes.
-    pub fn rollback(mut self) -> Result<()> {
+    pub(crate) fn rollback(mut self) -> Result<()> {
         self.open = false;
         self.conn.execute_batch("ROLLBACK")
     }

@@ -31,7 +31,7 @@ impl<'a> ValueRef<'a> {
     }
 
     /// The bytes of a blob; an error for any other value.
-    pub fn as_blob(&self) -> Result<&'a [u8]> {
+    pub(crate) fn as_blob(&self) -> Result<&'a [u8]> {
         match *self {
             ValueRef::Blob(b) => Ok(b),
             other => wrong(other, 0, "a blob"),

@@ -5,28 +5,28 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Deterministic randomness for the demo.
-pub struct Noise(StdRng);
+pub(crate) struct Noise(StdRng);
 
 impl Noise {
     /// A source seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Noise(StdRng::seed_from_u64(seed))
     }
 
     /// A standard normal sample (Box-Muller).
-    pub fn gauss(&mut self) -> f64 {
+    pub(crate) fn gauss(&mut self) -> f64 {
         let u1: f64 = self.0.random_range(f64::EPSILON..1.0);
         let u2: f64 = self.0.random();
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
     /// A uniform sample in `[lo, hi)`.
-    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         self.0.random_range(lo..hi)
     }
 
     /// `value` times a log-normal factor of relative spread `sigma`.
-    pub fn jitter(&mut self, value: f64, sigma: f64) -> f64 {
+    pub(crate) fn jitter(&mut self, value: f64, sigma: f64) -> f64 {
         value * (sigma * self.gauss()).exp()
     }
 
@@ -38,7 +38,7 @@ impl Noise {
 }
 
 /// Linear warm-up to `peak` over `warmup` steps, then cosine decay to `floor` at `total`.
-pub fn warmup_cosine(step: i64, warmup: i64, total: i64, peak: f64, floor: f64) -> f64 {
+pub(crate) fn warmup_cosine(step: i64, warmup: i64, total: i64, peak: f64, floor: f64) -> f64 {
     if step < warmup {
         return peak * (step + 1) as f64 / warmup as f64;
     }
@@ -53,7 +53,7 @@ pub fn step_decay(step: i64, base: f64, milestones: &[i64], gamma: f64) -> f64 {
 }
 
 /// Exponential decay from `start` toward `floor` with time constant `tau` steps.
-pub fn decay(step: i64, start: f64, floor: f64, tau: f64) -> f64 {
+pub(crate) fn decay(step: i64, start: f64, floor: f64, tau: f64) -> f64 {
     floor + (start - floor) * (-(step as f64) / tau).exp()
 }
 
@@ -71,7 +71,7 @@ pub fn milestone_drops(step: i64, milestones: &[i64], factor: f64, ease: f64) ->
 }
 
 /// A value rising from `start` toward `ceiling` with time constant `tau`.
-pub fn saturate(step: i64, start: f64, ceiling: f64, tau: f64) -> f64 {
+pub(crate) fn saturate(step: i64, start: f64, ceiling: f64, tau: f64) -> f64 {
     ceiling - (ceiling - start) * (-(step as f64) / tau).exp()
 }
 

@@ -33,7 +33,7 @@ pub struct Attempt<'a> {
 }
 
 /// Python logging's time format: `2026-11-30 21:04:05,123`.
-pub fn stamp(ts_ms: i64) -> String {
+pub(crate) fn stamp(ts_ms: i64) -> String {
     Utc.timestamp_millis_opt(ts_ms)
         .single()
         .map(|t| t.format("%Y-%m-%d %H:%M:%S,%3f").to_string())
@@ -206,7 +206,7 @@ pub fn lines(a: &Attempt<'_>, rank: usize, nodes: usize, seed: u64) -> Vec<NewLi
 
 /// The closing lines of node `rank` after `steps` steps, at `ts`: what the live demo adds
 /// when the running attempt reaches its `max_steps`.
-pub fn finished_lines(rank: usize, ts: i64, steps: i64, loss: f64) -> Vec<NewLine> {
+pub(crate) fn finished_lines(rank: usize, ts: i64, steps: i64, loss: f64) -> Vec<NewLine> {
     let mut out = Out {
         lines: Vec::new(),
         last: ts,
@@ -230,7 +230,7 @@ fn finished(out: &mut Out, rank: usize, ts: i64, steps: i64, loss: f64) {
 }
 
 /// One step of node `rank`, as [`step_lines`] prints it.
-pub struct Step {
+pub(crate) struct Step {
     /// The node's rank.
     pub rank: usize,
     /// Nodes in the job.
@@ -249,7 +249,7 @@ pub struct Step {
 
 /// The lines node `at.rank` prints at step `at.step` of the running attempt `a`: what the
 /// live demo adds while it serves.
-pub fn live_lines(a: &Attempt<'_>, at: &Step, seed: u64) -> Vec<NewLine> {
+pub(crate) fn live_lines(a: &Attempt<'_>, at: &Step, seed: u64) -> Vec<NewLine> {
     let mut noise = Noise::new(seed ^ at.step as u64 ^ ((at.rank as u64 + 1) << 40));
     let mut out = Out {
         lines: Vec::new(),

@@ -129,7 +129,10 @@ pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
 }
 
 /// The running job's attempt as its log lines show it: `sft`'s steps, up to its `max_steps`.
-pub fn running_attempt<'a>(sft: &'a llm::Sft<'a>, loss: &'a dyn Fn(i64) -> f64) -> Attempt<'a> {
+pub(crate) fn running_attempt<'a>(
+    sft: &'a llm::Sft<'a>,
+    loss: &'a dyn Fn(i64) -> f64,
+) -> Attempt<'a> {
     Attempt {
         run_name: sft.name,
         tl: sft.tl,
@@ -143,7 +146,7 @@ pub fn running_attempt<'a>(sft: &'a llm::Sft<'a>, loss: &'a dyn Fn(i64) -> f64) 
 }
 
 /// The seed of the lines of attempt `number` of job run `job_run`.
-pub fn lines_seed(job_run: i64, number: u32) -> u64 {
+pub(crate) fn lines_seed(job_run: i64, number: u32) -> u64 {
     SEED ^ ((job_run as u64) << 8) ^ u64::from(number)
 }
 

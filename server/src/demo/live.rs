@@ -31,7 +31,7 @@ use crate::{Error, Store};
 /// Names of the live runs: `detr-live-1`, `detr-live-2`, ...
 pub const LIVE_RUN_PREFIX: &str = "detr-live-";
 /// How often the live run logs.
-pub const TICK: Duration = Duration::from_secs(1);
+pub(crate) const TICK: Duration = Duration::from_secs(1);
 /// Training steps logged per tick (one `loss` point each).
 pub const STEPS_PER_TICK: i64 = 40;
 /// The step at which a live run finishes (250 ticks).
@@ -39,7 +39,7 @@ pub const LAST_STEP: i64 = 10_000;
 /// Ticks between a live run's end and the next one's start.
 pub const PAUSE_TICKS: u32 = 10;
 /// Finished live runs kept; older ones are deleted.
-pub const KEEP_FINISHED: usize = 3;
+pub(crate) const KEEP_FINISHED: usize = 3;
 /// Ticks to wait after a failed tick (the experiment deleted, the run deleted by hand, ...).
 const BACKOFF_TICKS: u32 = 30;
 /// Who the live runs belong to (the detection sweep's author).

@@ -42,7 +42,7 @@ const BACKOFF_TICKS: u32 = 30;
 /// The running run between ticks: only how long to wait before the next try (everything
 /// else is read from the store).
 #[derive(Default)]
-pub struct LiveSft {
+pub(crate) struct LiveSft {
     wait: u32,
 }
 
@@ -63,7 +63,7 @@ struct Advanced {
 
 impl LiveSft {
     /// One second of the running run at wall time `now` (ms), see the module doc.
-    pub fn tick(&mut self, store: &Store, bus: &LiveBus, now: i64) -> Result<(), Error> {
+    pub(crate) fn tick(&mut self, store: &Store, bus: &LiveBus, now: i64) -> Result<(), Error> {
         if self.wait > 0 {
             self.wait -= 1;
             return Ok(());

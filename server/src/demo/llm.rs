@@ -14,9 +14,9 @@ const SOURCE: &str = "train_sft.py";
 const MAX_STEPS: i64 = 12_000;
 /// `max_steps` of the running 13B run (a longer schedule: at the live demo's step a second
 /// it reaches it after about a day of serving, see `live_sft`).
-pub const RUNNING_MAX_STEPS: i64 = 100_000;
+pub(crate) const RUNNING_MAX_STEPS: i64 = 100_000;
 /// The running 13B run's name.
-pub const RUNNING_RUN: &str = "sft-13b-lr2e-5";
+pub(crate) const RUNNING_RUN: &str = "sft-13b-lr2e-5";
 /// The last step the running run has logged when the demo loads (0.8 s/step since it
 /// started 2.5 h before, the latest 40 s ago).
 const RUNNING_LOADED: i64 = 11_200;
@@ -27,7 +27,7 @@ const A100: Machine = Machine {
     gpu_busy: 94.0,
 };
 /// A demo node: as many GPUs as the GPU panel shows for it.
-pub const DEMO_NODE: Machine = Machine {
+pub(crate) const DEMO_NODE: Machine = Machine {
     gpus: DEMO_NODE_GPUS,
     ..A100
 };
@@ -54,7 +54,7 @@ pub struct Sft<'a> {
 
 /// The 13B run still RUNNING on the two demo nodes, started at `start`: it has logged
 /// [`RUNNING_LOADED`] steps at 0.8 s/step when the demo loads; the live demo logs the rest.
-pub fn running(start: i64) -> Sft<'static> {
+pub(crate) fn running(start: i64) -> Sft<'static> {
     Sft {
         name: RUNNING_RUN,
         model: "llama-13b",
@@ -74,20 +74,20 @@ pub fn running(start: i64) -> Sft<'static> {
 
 impl Sft<'_> {
     /// Its noise-free training loss at `step`.
-    pub fn expected_loss(&self, step: i64) -> f64 {
+    pub(crate) fn expected_loss(&self, step: i64) -> f64 {
         expected_loss(self.lr, self.floor, step)
     }
 }
 
 /// The noise-free training loss of an SFT run with peak `lr` and loss `floor` at `step`
 /// (what its job's log lines print, give or take noise).
-pub fn expected_loss(lr: f64, floor: f64, step: i64) -> f64 {
+pub(crate) fn expected_loss(lr: f64, floor: f64, step: i64) -> f64 {
     decay(step, 2.3, floor, 1_400.0 / (lr / 2e-5).sqrt())
 }
 
 /// The metric series of an SFT run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Curve {
+pub(crate) enum Curve {
     /// `train/loss`, every step.
     Loss,
     /// `train/grad_norm`.
@@ -104,7 +104,7 @@ pub enum Curve {
 
 impl Curve {
     /// Every series, in the order they are logged (`train/loss` first).
-    pub const ALL: [Curve; 6] = [
+    pub(crate) const ALL: [Curve; 6] = [
         Curve::Loss,
         Curve::GradNorm,
         Curve::LearningRate,
@@ -114,7 +114,7 @@ impl Curve {
     ];
 
     /// The metric key.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Curve::Loss => "train/loss",
             Curve::GradNorm => "train/grad_norm",
@@ -126,7 +126,7 @@ impl Curve {
     }
 
     /// Logged at the steps divisible by this.
-    pub fn every(self) -> i64 {
+    pub(crate) fn every(self) -> i64 {
         match self {
             Curve::Loss => 1,
             Curve::GradNorm | Curve::LearningRate => 10,
@@ -136,7 +136,7 @@ impl Curve {
     }
 
     /// The value of run `s` at `step`.
-    pub fn value(self, s: &Sft<'_>, step: i64, n: &mut Noise) -> f64 {
+    pub(crate) fn value(self, s: &Sft<'_>, step: i64, n: &mut Noise) -> f64 {
         let (lr, floor) = (s.lr, s.floor);
         // Divergence: the loss grows exponentially after `diverge_at`, NaN in the last 20
         // steps.

@@ -22,12 +22,12 @@ pub const DEMO_USERS: [(&str, &str); 3] = [
 /// The demo group.
 pub const DEMO_GROUP: &str = "vision-team";
 /// alice's private experiment.
-pub const ALICE_EXPERIMENT: &str = "/Users/alice/llm-sft";
+pub(crate) const ALICE_EXPERIMENT: &str = "/Users/alice/llm-sft";
 /// bob's private experiment.
 pub const BOB_EXPERIMENT: &str = "/Users/bob/resnet-ablation";
 
 /// The Shared experiment the demo group manages.
-pub const DETECTION_EXPERIMENT: &str = "/Workspace/Shared/vision/detection";
+pub(crate) const DETECTION_EXPERIMENT: &str = "/Workspace/Shared/vision/detection";
 
 /// Creates the demo users and group and writes the demo grants (where the experiments exist).
 pub fn load(conn: &Conn) -> Result<(), Error> {

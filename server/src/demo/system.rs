@@ -8,11 +8,11 @@ use crate::tracking::model::{Metric, Point};
 use crate::Error;
 
 /// Sampling interval of MLflow's system-metrics monitor.
-pub const INTERVAL_MS: i64 = 10_000;
+pub(crate) const INTERVAL_MS: i64 = 10_000;
 
 /// The machine a run trained on.
 #[derive(Debug, Clone, Copy)]
-pub struct Machine {
+pub(crate) struct Machine {
     /// Number of GPUs sampled (`system/gpu_{i}_...`); 0 for CPU-only jobs.
     pub gpus: u32,
     /// GPU memory in use while training, MB.
@@ -50,7 +50,7 @@ pub fn log_node_system_metrics(
 }
 
 /// The key prefix of node `node`'s system metrics.
-pub fn node_prefix(node: &str) -> String {
+pub(crate) fn node_prefix(node: &str) -> String {
     format!("system/{node}/")
 }
 
@@ -81,7 +81,7 @@ fn sample_times(start: i64, end: i64) -> Vec<(i64, i64)> {
 /// Sample `i` (the step) of `machine`'s system metrics, taken at `timestamp`: keys under
 /// `prefix`, values rounded to 0.01, GPU temperatures with `temperatures` (a node's agent
 /// reports them, MLflow's monitor does not).
-pub fn sample(
+pub(crate) fn sample(
     prefix: &str,
     i: i64,
     timestamp: i64,

@@ -27,29 +27,29 @@ pub struct Kind {
 }
 
 /// Experiments (`experiment_grants`, by experiment id).
-pub const EXPERIMENT: Kind = Kind {
+pub(crate) const EXPERIMENT: Kind = Kind {
     table: "experiment_grants",
     id_col: "experiment_id",
 };
 /// Jobs (`job_grants`, by job id).
-pub const JOB: Kind = Kind {
+pub(crate) const JOB: Kind = Kind {
     table: "job_grants",
     id_col: "job_id",
 };
 /// Registered models (`registered_model_grants`, by registered model id).
-pub const REGISTERED_MODEL: Kind = Kind {
+pub(crate) const REGISTERED_MODEL: Kind = Kind {
     table: "registered_model_grants",
     id_col: "registered_model_id",
 };
 /// GPU nodes (`node_grants`, by node name).
-pub const NODE: Kind = Kind {
+pub(crate) const NODE: Kind = Kind {
     table: "node_grants",
     id_col: "node_name",
 };
 
 /// A boolean SQL expression with the values it binds, in order, for bare `?` placeholders.
 #[derive(Debug, Clone)]
-pub struct ReadableSql {
+pub(crate) struct ReadableSql {
     /// The condition, e.g. `(... OR ...)`.
     pub sql: String,
     /// Its bound values.
@@ -58,7 +58,7 @@ pub struct ReadableSql {
 
 impl ReadableSql {
     /// A condition every row meets (administrators).
-    pub fn all() -> ReadableSql {
+    pub(crate) fn all() -> ReadableSql {
         ReadableSql {
             sql: "1 = 1".into(),
             params: Vec::new(),
@@ -96,7 +96,7 @@ pub fn principal_id(conn: &Conn, principal: &Principal) -> Result<i64, Error> {
 
 /// What a caller's grants on one resource amount to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Held {
+pub(crate) struct Held {
     /// The highest stored level granted to the caller or any of their groups.
     pub best: Option<i64>,
     /// A level-0 (`NO_PERMISSIONS`) grant to the caller themself.
@@ -104,7 +104,12 @@ pub struct Held {
 }
 
 /// The caller's grants (their own and their groups') on resource `id` of `kind`.
-pub fn held(conn: &Conn, kind: Kind, id: &dyn ToValue, caller: &Caller) -> Result<Held, Error> {
+pub(crate) fn held(
+    conn: &Conn,
+    kind: Kind,
+    id: &dyn ToValue,
+    caller: &Caller,
+) -> Result<Held, Error> {
     let sql = format!(
         "SELECT max(level), max(CASE WHEN principal_kind = 'user' AND level = 0 THEN 1 ELSE 0 END)
            FROM {table}
@@ -127,7 +132,13 @@ pub fn held(conn: &Conn, kind: Kind, id: &dyn ToValue, caller: &Caller) -> Resul
 
 /// A subquery of the ids of `kind` on which the principal bound at `user` (a user id) or
 /// any group in the JSON list bound at `groups` holds at least `min_level`.
-pub fn granted_ids(d: Engine, kind: Kind, user: &str, groups: &str, min_level: i64) -> String {
+pub(crate) fn granted_ids(
+    d: Engine,
+    kind: Kind,
+    user: &str,
+    groups: &str,
+    min_level: i64,
+) -> String {
     format!(
         "(SELECT g.{id_col} FROM {table} g
            WHERE g.level >= {min_level}
@@ -141,7 +152,7 @@ pub fn granted_ids(d: Engine, kind: Kind, user: &str, groups: &str, min_level: i
 
 /// Condition "the user bound at `?` holds a level-0 (`NO_PERMISSIONS`) grant of their own on
 /// the resource in column `id_col`".
-pub fn blocked_sql(kind: Kind, id_col: &str) -> String {
+pub(crate) fn blocked_sql(kind: Kind, id_col: &str) -> String {
     format!(
         "EXISTS (SELECT 1 FROM {table} b
                   WHERE b.{kid} = {id_col} AND b.principal_kind = 'user'
@@ -153,7 +164,7 @@ pub fn blocked_sql(kind: Kind, id_col: &str) -> String {
 
 /// Condition "the caller holds at least `min_level` on the resource in column `id_col`",
 /// with bare `?` placeholders (administrators: every row).
-pub fn granted_sql(
+pub(crate) fn granted_sql(
     d: Engine,
     kind: Kind,
     caller: &Caller,
@@ -170,14 +181,14 @@ pub fn granted_sql(
 }
 
 /// The caller's user id and JSON list of group ids, as [`granted_ids`] binds them.
-pub fn caller_params(caller: &Caller) -> Vec<Value> {
+pub(crate) fn caller_params(caller: &Caller) -> Vec<Value> {
     let groups = serde_json::to_string(&caller.group_ids).unwrap_or_else(|_| "[]".into());
     vec![Value::Integer(caller.user_id), Value::Text(groups)]
 }
 
 /// The stored level of `principal`'s own grant on `id` (`None`: no grant). Unknown user or
 /// group: 404.
-pub fn level_of(
+pub(crate) fn level_of(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -195,7 +206,7 @@ pub fn level_of(
 
 /// Grants `principal` the stored `level` on `id`, replacing an earlier grant. Unknown user
 /// or group: 404.
-pub fn set(
+pub(crate) fn set(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -208,7 +219,7 @@ pub fn set(
 
 /// Grants the principal `kind_of`/`pid` the stored `level` on `id`, replacing an earlier
 /// grant (a creator's grant on what they just created).
-pub fn set_by_id(
+pub(crate) fn set_by_id(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -228,7 +239,7 @@ pub fn set_by_id(
 }
 
 /// Removes `principal`'s grant on `id`; whether there was one. Unknown user or group: 404.
-pub fn revoke(
+pub(crate) fn revoke(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -257,7 +268,7 @@ pub fn delete_all(conn: &Conn, kind: Kind, id: &dyn ToValue) -> Result<(), Error
 
 /// Removes every grant of `kind` held by user `user_id` (the account is being deleted;
 /// grants name principals by id).
-pub fn delete_user(conn: &Conn, kind: Kind, user_id: i64) -> Result<(), Error> {
+pub(crate) fn delete_user(conn: &Conn, kind: Kind, user_id: i64) -> Result<(), Error> {
     conn.execute(
         &format!(
             "DELETE FROM {} WHERE principal_kind = 'user' AND principal_id = ?1",
@@ -270,7 +281,11 @@ pub fn delete_user(conn: &Conn, kind: Kind, user_id: i64) -> Result<(), Error> {
 
 /// The grants on `id` by principal name with their stored levels: users, then groups, each
 /// by name.
-pub fn list(conn: &Conn, kind: Kind, id: &dyn ToValue) -> Result<Vec<(Principal, i64)>, Error> {
+pub(crate) fn list(
+    conn: &Conn,
+    kind: Kind,
+    id: &dyn ToValue,
+) -> Result<Vec<(Principal, i64)>, Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT 'user', u.username, g.level FROM {table} g
            JOIN users u ON g.principal_kind = 'user' AND u.user_id = g.principal_id
@@ -291,7 +306,7 @@ pub fn list(conn: &Conn, kind: Kind, id: &dyn ToValue) -> Result<Vec<(Principal,
 
 /// The principals holding exactly `level` on `id` themselves: enabled users (other than
 /// `except`, a user id), then groups, each by name.
-pub fn holders(
+pub(crate) fn holders(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -318,7 +333,7 @@ pub fn holders(
 }
 
 /// The enabled users holding exactly `level` on `id`, directly or through a group, by name.
-pub fn users_holding(
+pub(crate) fn users_holding(
     conn: &Conn,
     kind: Kind,
     id: &dyn ToValue,
@@ -341,7 +356,7 @@ pub fn users_holding(
 
 /// `names` followed by the enabled administrators not already among them (the end of every
 /// "who can grant" list: administrators manage everything).
-pub fn with_admins(conn: &Conn, mut names: Vec<String>) -> Result<Vec<String>, Error> {
+pub(crate) fn with_admins(conn: &Conn, mut names: Vec<String>) -> Result<Vec<String>, Error> {
     let admins: Vec<String> = conn
         .prepare_cached(
             "SELECT username FROM users WHERE is_admin = 1 AND disabled = 0 ORDER BY username",
@@ -357,7 +372,7 @@ pub fn with_admins(conn: &Conn, mut names: Vec<String>) -> Result<Vec<String>, E
 }
 
 /// The usernames among `principals`, in order.
-pub fn user_names(principals: Vec<Principal>) -> Vec<String> {
+pub(crate) fn user_names(principals: Vec<Principal>) -> Vec<String> {
     principals
         .into_iter()
         .filter(|p| p.kind == PrincipalKind::User)

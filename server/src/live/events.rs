@@ -19,7 +19,7 @@ use crate::Error;
 /// What a log call writes that the live streams report: its metric points, and whether it
 /// renames the run (the `mlflow.runName` tag).
 #[derive(Debug)]
-pub struct BatchWatch {
+pub(crate) struct BatchWatch {
     metrics: Vec<Metric>,
     renamed: bool,
 }
@@ -27,7 +27,7 @@ pub struct BatchWatch {
 impl BatchWatch {
     /// The watch of a call logging `metrics` and `tags`; `None` when no stream listens or
     /// the call writes nothing a stream reports (params, other tags).
-    pub fn of(bus: &LiveBus, metrics: &[Metric], tags: &[(String, String)]) -> Option<Self> {
+    pub(crate) fn of(bus: &LiveBus, metrics: &[Metric], tags: &[(String, String)]) -> Option<Self> {
         let renamed = tags.iter().any(|(k, _)| k == RUN_NAME_TAG);
         (bus.listening() && (renamed || !metrics.is_empty())).then(|| BatchWatch {
             metrics: metrics.to_vec(),
@@ -38,7 +38,7 @@ impl BatchWatch {
     /// The events of the write to run `run_id`, which left `logged`; a rename reads the run
     /// again in the write's transaction. A failed read costs the streams this event, never
     /// the write: it is logged and skipped.
-    pub fn events(self, c: &Conn, run_id: &str, logged: &Logged) -> Vec<LiveEvent> {
+    pub(crate) fn events(self, c: &Conn, run_id: &str, logged: &Logged) -> Vec<LiveEvent> {
         match self.read(c, run_id, logged) {
             Ok(events) => events,
             Err(e) => {

@@ -23,15 +23,15 @@ use tokio::sync::broadcast;
 
 use crate::db::pg::notify::{Notifier, MAX_PAYLOAD};
 
-pub use events::BatchWatch;
+pub(crate) use events::BatchWatch;
 
 use crate::tracking::model::RunInfo;
 
 /// Events kept for the slowest stream before it is told to resync.
-pub const CAPACITY: usize = 256;
+pub(crate) const CAPACITY: usize = 256;
 
 /// The PostgreSQL notification channel of the live bus.
-pub const CHANNEL: &str = "runlens_live";
+pub(crate) const CHANNEL: &str = "runlens_live";
 
 /// One committed write, as the live streams see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,7 +65,7 @@ pub enum LiveEvent {
 
 impl LiveEvent {
     /// The experiment the event belongs to (`None`: a resync of every experiment).
-    pub fn experiment_id(&self) -> Option<i64> {
+    pub(crate) fn experiment_id(&self) -> Option<i64> {
         match self {
             LiveEvent::Metrics { experiment_id, .. } | LiveEvent::Run { experiment_id, .. } => {
                 Some(*experiment_id)
@@ -75,7 +75,7 @@ impl LiveEvent {
     }
 
     /// The change event of a run as `info` describes it.
-    pub fn run(info: &RunInfo) -> Self {
+    pub(crate) fn run(info: &RunInfo) -> Self {
         LiveEvent::Run {
             experiment_id: info.experiment_id,
             change: RunChange {
@@ -122,7 +122,7 @@ impl Default for LiveBus {
 impl LiveBus {
     /// The bus of a server over `store`: in-process on SQLite; on PostgreSQL also shared
     /// with every replica on the same database (returns once it listens).
-    pub fn for_store(store: &crate::Store) -> Self {
+    pub(crate) fn for_store(store: &crate::Store) -> Self {
         let Some(pool) = store.pg_pool() else {
             return LiveBus::default();
         };
@@ -154,13 +154,13 @@ impl LiveBus {
 
     /// Whether a live stream may be open (writers skip building events otherwise): one of
     /// this process's, or, with replicas, always.
-    pub fn listening(&self) -> bool {
+    pub(crate) fn listening(&self) -> bool {
         self.remote.is_some() || self.tx.receiver_count() > 0
     }
 
     /// Sends `event` to every open stream (none open: dropped), here and in the other
     /// replicas.
-    pub fn publish(&self, event: LiveEvent) {
+    pub(crate) fn publish(&self, event: LiveEvent) {
         if let Some(remote) = &self.remote {
             remote.send(&event);
         }
@@ -169,14 +169,14 @@ impl LiveBus {
     }
 
     /// Sends each of `events`.
-    pub fn publish_all(&self, events: Vec<LiveEvent>) {
+    pub(crate) fn publish_all(&self, events: Vec<LiveEvent>) {
         for e in events {
             self.publish(e);
         }
     }
 
     /// Publishes the change of the run `info` describes, when a stream listens.
-    pub fn run_changed(&self, info: &RunInfo) {
+    pub(crate) fn run_changed(&self, info: &RunInfo) {
         if self.listening() {
             self.publish(LiveEvent::run(info));
         }

@@ -35,7 +35,7 @@ pub enum ChunkError {
 
 /// One line as it goes into a chunk.
 #[derive(Debug, Clone, Copy)]
-pub struct LineRef<'a> {
+pub(crate) struct LineRef<'a> {
     /// Milliseconds since the Unix epoch.
     pub ts_ms: i64,
     /// stdout or stderr.
@@ -48,7 +48,7 @@ pub struct LineRef<'a> {
 
 /// An encoded chunk with the summary stored beside it.
 #[derive(Debug, Clone)]
-pub struct Encoded {
+pub(crate) struct Encoded {
     /// The compressed bytes.
     pub data: Vec<u8>,
     /// The smallest and largest timestamp of its lines.
@@ -62,7 +62,7 @@ pub struct Encoded {
 }
 
 /// Encodes `lines` (sequence numbers `first_seq..`); `lines` must not be empty.
-pub fn encode(first_seq: u64, lines: &[LineRef<'_>]) -> Encoded {
+pub(crate) fn encode(first_seq: u64, lines: &[LineRef<'_>]) -> Encoded {
     let text_len: usize = lines.iter().map(|l| l.text.len()).sum();
     let mut raw = Vec::with_capacity(text_len + lines.len() * 6 + 16);
     raw.push(VERSION);
@@ -109,10 +109,10 @@ pub fn encode(first_seq: u64, lines: &[LineRef<'_>]) -> Encoded {
 /// its trigrams without decompressing it: a rare phrase reads a few chunks, not the run.
 /// (About 10,000 distinct trigrams per 1,000 training-log lines fill half of 16,384 bits,
 /// so a 10-byte phrase passes a chunk without it with a chance of about 0.5^8.)
-pub const MAX_GRAMS_BYTES: usize = 2048;
+pub(crate) const MAX_GRAMS_BYTES: usize = 2048;
 
 /// The smallest trigram summary, in bytes (a chunk of a few lines).
-pub const MIN_GRAMS_BYTES: usize = 64;
+pub(crate) const MIN_GRAMS_BYTES: usize = 64;
 
 /// The summary size for `text_len` bytes of text.
 fn grams_bytes(text_len: usize) -> usize {
@@ -139,11 +139,11 @@ fn gram_bit(hash: u32, bytes: usize) -> usize {
 /// The trigram hashes a search text needs (none for texts under 3 bytes: every chunk may
 /// hold them).
 #[derive(Debug, Clone, Default)]
-pub struct Grams(Vec<u32>);
+pub(crate) struct Grams(Vec<u32>);
 
 impl Grams {
     /// The hashes of `needle`'s trigrams.
-    pub fn of(needle: &[u8]) -> Self {
+    pub(crate) fn of(needle: &[u8]) -> Self {
         let mut hashes: Vec<u32> = needle.windows(3).map(gram_hash).collect();
         hashes.sort_unstable();
         hashes.dedup();
@@ -152,7 +152,7 @@ impl Grams {
 
     /// False only when a chunk with this summary cannot contain the needle; a summary of
     /// a size this version does not write is never ruled out.
-    pub fn may_match(&self, summary: &[u8]) -> bool {
+    pub(crate) fn may_match(&self, summary: &[u8]) -> bool {
         let n = summary.len();
         if !n.is_power_of_two() || !(MIN_GRAMS_BYTES..=MAX_GRAMS_BYTES).contains(&n) {
             return true;
@@ -187,7 +187,7 @@ pub fn decode(data: &[u8]) -> Result<Decoded, ChunkError> {
 
 impl Decoded {
     /// Decompresses and splits a chunk into this value, reusing its buffers.
-    pub fn read(&mut self, data: &[u8]) -> Result<(), ChunkError> {
+    pub(crate) fn read(&mut self, data: &[u8]) -> Result<(), ChunkError> {
         let (size, block) = data
             .split_first_chunk::<4>()
             .ok_or(ChunkError::Malformed("truncated"))?;
@@ -240,7 +240,7 @@ impl Decoded {
     }
 
     /// Number of lines.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ts.len()
     }
 
@@ -250,12 +250,12 @@ impl Decoded {
     }
 
     /// Timestamp of line `i`.
-    pub fn ts(&self, i: usize) -> i64 {
+    pub(crate) fn ts(&self, i: usize) -> i64 {
         self.ts[i]
     }
 
     /// Stream of line `i`.
-    pub fn stream(&self, i: usize) -> Stream {
+    pub(crate) fn stream(&self, i: usize) -> Stream {
         if self.flags[i] & 1 == 1 {
             Stream::Stderr
         } else {
@@ -264,12 +264,12 @@ impl Decoded {
     }
 
     /// Level of line `i`.
-    pub fn level(&self, i: usize) -> Option<Level> {
+    pub(crate) fn level(&self, i: usize) -> Option<Level> {
         Level::from_code(self.flags[i] >> 1)
     }
 
     /// Text of line `i` as stored.
-    pub fn text(&self, i: usize) -> &[u8] {
+    pub(crate) fn text(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.texts()[start..self.ends[i]]
     }
@@ -282,7 +282,7 @@ impl Decoded {
     /// For each line, whether its text contains the (ASCII-lowercase) needle, ignoring ASCII
     /// case. One substring scan over the chunk's lowercased text region; `scratch` is reused
     /// between chunks.
-    pub fn matching(&self, needle: &Finder<'_>, scratch: &mut Vec<u8>) -> Vec<bool> {
+    pub(crate) fn matching(&self, needle: &Finder<'_>, scratch: &mut Vec<u8>) -> Vec<bool> {
         let mut hit = vec![false; self.len()];
         if needle.needle().is_empty() {
             hit.fill(true);
@@ -316,7 +316,7 @@ impl Decoded {
 
 /// The byte ranges of every (ASCII case-insensitive, non-overlapping) occurrence of the
 /// lowercase `needle` in `text`, for highlighting.
-pub fn match_ranges(text: &str, needle: &Finder<'_>) -> Vec<(usize, usize)> {
+pub(crate) fn match_ranges(text: &str, needle: &Finder<'_>) -> Vec<(usize, usize)> {
     let n = needle.needle().len();
     if n == 0 {
         return Vec::new();

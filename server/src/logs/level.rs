@@ -53,7 +53,7 @@ pub enum Level {
 
 impl Level {
     /// Every level, least severe first.
-    pub const ALL: [Level; 5] = [
+    pub(crate) const ALL: [Level; 5] = [
         Level::Debug,
         Level::Info,
         Level::Warning,
@@ -62,7 +62,7 @@ impl Level {
     ];
 
     /// The level's name as shown and as accepted in filters (`INFO`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Level::Debug => "DEBUG",
             Level::Info => "INFO",
@@ -73,7 +73,7 @@ impl Level {
     }
 
     /// A level name or alias in any case (`warn`, `FATAL`); `None` if it is none.
-    pub fn from_name(name: &str) -> Option<Level> {
+    pub(crate) fn from_name(name: &str) -> Option<Level> {
         let mut buf = [0u8; 8];
         let b = name.as_bytes();
         if b.len() > buf.len() {
@@ -92,12 +92,12 @@ impl Level {
     }
 
     /// The level's code in the chunk format: 1 (DEBUG) to 5 (CRITICAL); 0 is "no level".
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         self as u8 + 1
     }
 
     /// The level of a chunk-format code; `None` for 0 or an unknown code.
-    pub fn from_code(code: u8) -> Option<Level> {
+    pub(crate) fn from_code(code: u8) -> Option<Level> {
         Level::ALL.get(usize::from(code).checked_sub(1)?).copied()
     }
 }
@@ -124,14 +124,14 @@ enum Traceback {
 /// The state survives batches through [`LevelParser::state`] / [`LevelParser::from_state`]
 /// (stored with each chunk).
 #[derive(Debug, Clone, Default)]
-pub struct LevelParser {
+pub(crate) struct LevelParser {
     traceback: Traceback,
 }
 
 impl LevelParser {
     /// A parser resuming from a state saved by [`LevelParser::state`]; an unknown or empty
     /// state starts outside any traceback.
-    pub fn from_state(state: &str) -> Self {
+    pub(crate) fn from_state(state: &str) -> Self {
         let traceback = match state.split_at_checked(1) {
             Some(("T", prefix)) => Traceback::Inside {
                 prefix: prefix.to_owned(),
@@ -145,7 +145,7 @@ impl LevelParser {
     }
 
     /// The state to resume from after the last line parsed (empty outside a traceback).
-    pub fn state(&self) -> String {
+    pub(crate) fn state(&self) -> String {
         match &self.traceback {
             Traceback::Outside => String::new(),
             Traceback::Inside { prefix } => format!("T{prefix}"),
@@ -154,7 +154,7 @@ impl LevelParser {
     }
 
     /// The level of the next line of this node's output.
-    pub fn line(&mut self, text: &str) -> Option<Level> {
+    pub(crate) fn line(&mut self, text: &str) -> Option<Level> {
         let plain = strip_ansi(text);
         let s: &str = &plain;
         if let Some(at) = TRACEBACK_FINDER.find(s.as_bytes()) {
@@ -272,7 +272,7 @@ fn is_word(c: u8) -> bool {
 
 /// The text without ANSI escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ST`,
 /// and two-byte `ESC x`); borrowed when there are none.
-pub fn strip_ansi(text: &str) -> Cow<'_, str> {
+pub(crate) fn strip_ansi(text: &str) -> Cow<'_, str> {
     if !text.contains('\x1b') {
         return Cow::Borrowed(text);
     }

@@ -141,12 +141,12 @@ pub struct Ack {
 }
 
 /// The PostgreSQL notification channel on which each ingest announces its newest chunk id.
-pub const CHANNEL: &str = "runlens_logs";
+pub(crate) const CHANNEL: &str = "runlens_logs";
 
 /// What live followers watch ([`LogStore::subscribe`]): the newest chunk committed by this
 /// process (or, on PostgreSQL, by any replica), and whether the server is shutting down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Newest {
+pub(crate) struct Newest {
     /// The newest chunk id committed by this process's ingests (0 before the first).
     pub chunk_id: i64,
     /// Set once by [`LogStore::close_followers`]: followers end their streams.
@@ -234,7 +234,7 @@ impl LogStore {
     /// A receiver woken after every commit that stored lines (and on shutdown): live
     /// followers wait on it instead of polling. Commits by other processes sharing the
     /// database do not wake it; followers poll as well.
-    pub fn subscribe(&self) -> watch::Receiver<Newest> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Newest> {
         self.live.subscribe()
     }
 
@@ -333,7 +333,7 @@ impl LogStore {
     }
 
     /// [`LogStore::read`] on tokio's blocking pool; the way handlers query.
-    pub async fn call_read<T, F>(&self, f: F) -> Result<T, Error>
+    pub(crate) async fn call_read<T, F>(&self, f: F) -> Result<T, Error>
     where
         T: Send + 'static,
         F: FnOnce(&mut Conn) -> Result<T, Error> + Send + 'static,
@@ -364,14 +364,20 @@ pub(crate) mod testing {
     use super::{Batch, LogStore, NewLine, Stream};
 
     /// A fresh logs database in a temp dir (kept alive by the returned guard).
-    pub fn store() -> (tempfile::TempDir, LogStore) {
+    pub(crate) fn store() -> (tempfile::TempDir, LogStore) {
         let dir = tempfile::tempdir().unwrap();
         let logs = LogStore::open(dir.path()).unwrap();
         (dir, logs)
     }
 
     /// A batch of `texts` for `node` from `first_seq`, line `i` at `ts0 + i` ms on stdout.
-    pub fn batch(job_run_id: i64, node: &str, first_seq: u64, ts0: i64, texts: &[&str]) -> Batch {
+    pub(crate) fn batch(
+        job_run_id: i64,
+        node: &str,
+        first_seq: u64,
+        ts0: i64,
+        texts: &[&str],
+    ) -> Batch {
         Batch {
             job_run_id,
             node: node.to_owned(),

@@ -33,7 +33,7 @@ static WORKERS: LazyLock<usize> =
     LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
 
 /// Most lines in one page.
-pub const MAX_PAGE: usize = 10_000;
+pub(crate) const MAX_PAGE: usize = 10_000;
 
 /// A line's place in the order of a job run's lines: by time, then node, then sequence.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,7 +48,7 @@ pub struct LineKey {
 
 impl LineKey {
     /// A key before every line at `ts_ms` and after every earlier one ("jump to time").
-    pub fn at_time(ts_ms: i64) -> Self {
+    pub(crate) fn at_time(ts_ms: i64) -> Self {
         LineKey {
             ts_ms,
             node: String::new(),
@@ -57,13 +57,13 @@ impl LineKey {
     }
 
     /// The key as an opaque, URL-safe cursor.
-    pub fn cursor(&self) -> String {
+    pub(crate) fn cursor(&self) -> String {
         let plain = format!("{}.{}.{}", self.ts_ms, self.seq, self.node);
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(plain)
     }
 
     /// The key of a cursor made by [`LineKey::cursor`].
-    pub fn from_cursor(cursor: &str) -> Result<Self, Error> {
+    pub(crate) fn from_cursor(cursor: &str) -> Result<Self, Error> {
         let bad = || Error::InvalidParameter(format!("invalid log cursor {cursor:?}"));
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(cursor)
@@ -156,7 +156,7 @@ pub enum Position {
 
 /// A line of a page, with where the search text occurs in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageLine {
+pub(crate) struct PageLine {
     /// The line.
     pub line: LogLine,
     /// Byte ranges `(start, end)` of the search text in `line.text` (empty without search).
@@ -165,7 +165,7 @@ pub struct PageLine {
 
 /// A page of lines, oldest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page {
+pub(crate) struct Page {
     /// The lines, in order.
     pub lines: Vec<PageLine>,
     /// Pass as `Position::Before` for the previous (older) page; `None` when there are no
@@ -317,7 +317,7 @@ pub struct Lines<'c> {
 /// holds the chunk summaries read ahead and the lines of the chunks decompressed but not
 /// yet passed; the chunks it reads are those stored when it started (a chunk never
 /// changes once stored), and a chunk purged since its summary was read is skipped.
-pub struct Scan {
+pub(crate) struct Scan {
     job_run_id: i64,
     max_id: i64,
     filter: Prepared,
@@ -402,7 +402,7 @@ impl<'c> Lines<'c> {
 
     /// Pauses the scan: its state without the connection, to go on with [`Scan::on`]. The
     /// decompression buffers are let go (the lines not yet passed are kept).
-    pub fn into_scan(self) -> Scan {
+    pub(crate) fn into_scan(self) -> Scan {
         let mut scan = self.scan;
         scan.decoded = Decoded::default();
         scan.scratch = Vec::new();
@@ -412,7 +412,7 @@ impl<'c> Lines<'c> {
 
 impl Scan {
     /// Goes on with the scan, reading with `conn`.
-    pub fn on(self, conn: &Conn) -> Lines<'_> {
+    pub(crate) fn on(self, conn: &Conn) -> Lines<'_> {
         Lines { conn, scan: self }
     }
 
@@ -563,7 +563,7 @@ pub fn stream<'c>(conn: &'c Conn, job_run_id: i64, filter: &Filter) -> Result<Li
 }
 
 /// One page of at most `limit` lines (1..=[`MAX_PAGE`]) from `position`, oldest first.
-pub fn page(
+pub(crate) fn page(
     conn: &Conn,
     job_run_id: i64,
     filter: &Filter,
@@ -618,7 +618,7 @@ pub fn page(
 
 /// Lines stored after a follow cursor, in arrival order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Followed {
+pub(crate) struct Followed {
     /// The new matching lines, chunk by chunk in arrival order, each chunk in sequence
     /// order (a gap filled late arrives after newer lines).
     pub lines: Vec<LogLine>,
@@ -629,7 +629,7 @@ pub struct Followed {
 /// The lines matching `filter` stored after the arrival cursor `after` (from
 /// [`Page::follow_from`] or a previous call), whole chunks at a time until at least
 /// `max_lines` lines (live follow, SSE resume).
-pub fn follow(
+pub(crate) fn follow(
     conn: &Conn,
     job_run_id: i64,
     filter: &Filter,

@@ -13,16 +13,16 @@ use super::{Ack, Batch, Gap};
 use crate::Error;
 
 /// Longest node label, in bytes.
-pub const MAX_NODE_BYTES: usize = 200;
+pub(crate) const MAX_NODE_BYTES: usize = 200;
 
 /// Longest line text kept, in bytes; longer texts are cut at a character boundary.
-pub const MAX_LINE_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 256 * 1024;
 
 /// Most lines in one batch.
-pub const MAX_BATCH_LINES: usize = 100_000;
+pub(crate) const MAX_BATCH_LINES: usize = 100_000;
 
 /// Most text in one batch, in bytes (a chunk's uncompressed size must fit in 32 bits).
-pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
 
 /// The logs database's migrations, in order (`migrations/`, with the PostgreSQL twins in
 /// `migrations/postgres/`).
@@ -36,7 +36,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
 
 /// The logs database's migrations and their bookkeeping table, for
 /// [`crate::db::migrate::run`].
-pub(crate) const SCHEMA: MigrationSet = MigrationSet {
+pub const SCHEMA: MigrationSet = MigrationSet {
     what: "logs database",
     step: "logs migration",
     table: versions_table,
@@ -80,7 +80,7 @@ pub fn prepare(c: &mut Conn) -> Result<(), Error> {
 }
 
 /// Checks a batch before anything is written.
-pub fn validate(batch: &Batch) -> Result<(), Error> {
+pub(crate) fn validate(batch: &Batch) -> Result<(), Error> {
     let bad = |m: String| Err(Error::InvalidParameter(m));
     if batch.node.is_empty()
         || batch.node.len() > MAX_NODE_BYTES
@@ -129,7 +129,7 @@ pub fn ingest(conn: &mut Conn, batch: &Batch) -> Result<Ack, Error> {
 /// Stores several batches in one transaction, so one disk sync covers them all (group
 /// commit: [`super::LogStore::ingest`]); each is checked first, and stored as
 /// [`ingest`] would, in order. One ack per batch.
-pub fn ingest_all(conn: &mut Conn, batches: &[Batch]) -> Result<Vec<Ack>, Error> {
+pub(crate) fn ingest_all(conn: &mut Conn, batches: &[Batch]) -> Result<Vec<Ack>, Error> {
     for b in batches {
         validate(b)?;
     }
@@ -274,7 +274,7 @@ fn to_gaps(ranges: &[(u64, u64)]) -> Vec<Gap> {
 
 /// What is known about one node of a job run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeState {
+pub(crate) struct NodeState {
     /// The node's label.
     pub node: String,
     /// The next sequence number expected.
@@ -284,7 +284,7 @@ pub struct NodeState {
 }
 
 /// The nodes that sent lines for a job run, by label.
-pub fn nodes(conn: &Conn, job_run_id: i64) -> Result<Vec<NodeState>, Error> {
+pub(crate) fn nodes(conn: &Conn, job_run_id: i64) -> Result<Vec<NodeState>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT node, next_seq, gaps FROM log_nodes WHERE job_run_id = ?1 ORDER BY node",
     )?;
@@ -353,7 +353,7 @@ pub fn purge_older_than(conn: &mut Conn, cut_ms: i64) -> Result<Purged, Error> {
 }
 
 /// The newest timestamp among a job run's purged lines; `None` if nothing was purged.
-pub fn expired_through(conn: &Conn, job_run_id: i64) -> Result<Option<i64>, Error> {
+pub(crate) fn expired_through(conn: &Conn, job_run_id: i64) -> Result<Option<i64>, Error> {
     Ok(conn
         .prepare_cached("SELECT expired_through_ms FROM log_expiry WHERE job_run_id = ?1")?
         .query_row([job_run_id], |r| r.get(0))
@@ -362,7 +362,7 @@ pub fn expired_through(conn: &Conn, job_run_id: i64) -> Result<Option<i64>, Erro
 
 /// A chunk's summary row, without its data.
 #[derive(Debug, Clone)]
-pub struct ChunkMeta {
+pub(crate) struct ChunkMeta {
     /// Arrival order.
     pub id: i64,
     /// The node's label.
@@ -378,7 +378,7 @@ pub struct ChunkMeta {
 /// Which chunks a scan wants: one job run, chunk ids up to `max_id`, optionally one node,
 /// at least one level of `level_mask`, lines possibly within `ts_lo..=ts_hi`.
 #[derive(Debug, Clone)]
-pub struct ChunkFilter<'a> {
+pub(crate) struct ChunkFilter<'a> {
     /// The job run.
     pub job_run_id: i64,
     /// The newest chunk id considered (a snapshot taken when the scan starts).
@@ -395,7 +395,7 @@ pub struct ChunkFilter<'a> {
 
 /// The order of a scan over chunk summaries, with where the last batch of rows ended.
 #[derive(Debug, Clone, Copy)]
-pub enum ChunkOrder {
+pub(crate) enum ChunkOrder {
     /// By `(max_ts, id)` descending, strictly below this pair.
     NewestBelow(i64, i64),
     /// By `(min_ts, id)` ascending, strictly above this pair.
@@ -405,7 +405,7 @@ pub enum ChunkOrder {
 }
 
 /// Up to `limit` chunk summaries matching `f`, in `order`.
-pub fn chunk_metas(
+pub(crate) fn chunk_metas(
     conn: &Conn,
     f: &ChunkFilter<'_>,
     order: ChunkOrder,
@@ -462,7 +462,7 @@ pub fn chunk_metas(
 
 /// Runs `f` over a chunk's compressed data, borrowed from the row (no copy); `None` if
 /// the chunk was purged meanwhile.
-pub fn with_chunk_data<T>(
+pub(crate) fn with_chunk_data<T>(
     conn: &Conn,
     id: i64,
     f: impl FnOnce(&[u8]) -> T,

@@ -51,7 +51,7 @@ impl From<Level> for json::LogLevel {
 }
 
 /// The level filter of a query: `level` at least (default) or exactly.
-pub fn level_filter(level: json::LogLevel, mode: json::LevelMode) -> LevelFilter {
+pub(crate) fn level_filter(level: json::LogLevel, mode: json::LevelMode) -> LevelFilter {
     match mode {
         json::LevelMode::AtLeast => LevelFilter::AtLeast(level.into()),
         json::LevelMode::Exactly => LevelFilter::Exactly(level.into()),
@@ -59,7 +59,7 @@ pub fn level_filter(level: json::LogLevel, mode: json::LevelMode) -> LevelFilter
 }
 
 /// The store's batch of a shipped [`json::LogBatch`], under the attempt's key.
-pub fn batch(attempt_id: i64, b: json::LogBatch) -> Batch {
+pub(crate) fn batch(attempt_id: i64, b: json::LogBatch) -> Batch {
     Batch {
         job_run_id: attempt_id,
         node: b.node,
@@ -97,7 +97,7 @@ impl From<Ack> for json::LogAck {
 }
 
 /// A stored line as sent to readers, with its search matches (empty without search).
-pub fn line(l: query::LogLine, matches: &[(usize, usize)]) -> json::LogLine {
+pub(crate) fn line(l: query::LogLine, matches: &[(usize, usize)]) -> json::LogLine {
     json::LogLine {
         ts_ms: l.key.ts_ms,
         node: l.key.node,
@@ -113,7 +113,7 @@ pub fn line(l: query::LogLine, matches: &[(usize, usize)]) -> json::LogLine {
 }
 
 /// A line of a page, as sent to readers.
-pub fn page_line(p: PageLine) -> json::LogLine {
+pub(crate) fn page_line(p: PageLine) -> json::LogLine {
     line(p.line, &p.matches)
 }
 
@@ -123,12 +123,12 @@ fn to_u32(n: usize) -> u32 {
 }
 
 /// A follow cursor (an arrival position) as sent in `follow_from` and SSE event ids.
-pub fn follow_cursor(chunk_id: i64) -> String {
+pub(crate) fn follow_cursor(chunk_id: i64) -> String {
     chunk_id.to_string()
 }
 
 /// A follow cursor from `from=` or `Last-Event-ID`; `None` if it is not one.
-pub fn parse_follow_cursor(s: &str) -> Option<i64> {
+pub(crate) fn parse_follow_cursor(s: &str) -> Option<i64> {
     s.trim().parse::<i64>().ok().filter(|n| *n >= 0)
 }
 

@@ -23,7 +23,11 @@ fn experiment_id(f: &Fields) -> Result<i64, MlflowError> {
 
 /// `POST experiments/create`
 /// (anywhere but another user's `/Users/<other>/`; the creator gets CAN_MANAGE)
-pub async fn create_experiment(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn create_experiment(
+    State(s): State<AppState>,
+    caller: Caller,
+    Msg(f): Msg,
+) -> Reply {
     let name = f.req_str("name")?;
     let location = f.opt_str("artifact_location")?;
     let tags = f.key_values("tags")?;
@@ -37,21 +41,25 @@ pub async fn create_experiment(State(s): State<AppState>, caller: Caller, Msg(f)
 }
 
 /// `GET experiments/get`
-pub async fn get_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     let exp = read(&s, move |c| experiments::get(c, id)).await?;
     Ok(Json(json!({ "experiment": ExperimentJson::from(exp) })))
 }
 
 /// `GET experiments/get-by-name`
-pub async fn get_experiment_by_name(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_experiment_by_name(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("experiment_name")?;
     let exp = read(&s, move |c| experiments::get_by_name(c, &name)).await?;
     Ok(Json(json!({ "experiment": ExperimentJson::from(exp) })))
 }
 
 /// `POST|GET experiments/search`: only experiments the caller may read (pages included).
-pub async fn search_experiments(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn search_experiments(
+    State(s): State<AppState>,
+    caller: Caller,
+    Msg(f): Msg,
+) -> Reply {
     let limit = max_results(&f, 1000, 50000)?;
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
@@ -80,7 +88,7 @@ pub async fn search_experiments(State(s): State<AppState>, caller: Caller, Msg(f
 }
 
 /// `POST experiments/update`
-pub async fn update_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     let new_name = f.req_str("new_name")?;
     write(&s, move |c| experiments::rename(c, id, &new_name)).await?;
@@ -88,21 +96,21 @@ pub async fn update_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply 
 }
 
 /// `POST experiments/delete`
-pub async fn delete_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     write(&s, move |c| experiments::set_deleted(c, id, true)).await?;
     Ok(Json(json!({})))
 }
 
 /// `POST experiments/restore`
-pub async fn restore_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn restore_experiment(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     write(&s, move |c| experiments::set_deleted(c, id, false)).await?;
     Ok(Json(json!({})))
 }
 
 /// `POST experiments/set-experiment-tag`
-pub async fn set_experiment_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn set_experiment_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     let key = f.req_str("key")?;
     let value = f.req_str("value")?;
@@ -111,7 +119,7 @@ pub async fn set_experiment_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply
 }
 
 /// `POST experiments/delete-experiment-tag`
-pub async fn delete_experiment_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_experiment_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let id = experiment_id(&f)?;
     let key = f.req_str("key")?;
     write(&s, move |c| experiments::delete_tag(c, id, &key)).await?;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::Error;
 
 /// The fields of one (possibly nested) request message.
-pub struct Fields {
+pub(crate) struct Fields {
     map: Map<String, Value>,
     /// Path prefix for error messages, e.g. `metrics[3].`.
     prefix: String,
@@ -16,7 +16,7 @@ pub struct Fields {
 }
 
 /// Python's name for a JSON value's type, as MLflow's messages show it.
-pub fn py_type(v: &Value) -> &'static str {
+pub(crate) fn py_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
@@ -30,7 +30,7 @@ pub fn py_type(v: &Value) -> &'static str {
 
 impl Fields {
     /// Wraps a decoded message.
-    pub fn new(map: Map<String, Value>, query: bool) -> Self {
+    pub(crate) fn new(map: Map<String, Value>, query: bool) -> Self {
         Fields {
             map,
             prefix: String::new(),
@@ -43,7 +43,7 @@ impl Fields {
     }
 
     /// MLflow's message for a value of the wrong type.
-    pub fn invalid(&self, name: &str, v: &Value) -> Error {
+    pub(crate) fn invalid(&self, name: &str, v: &Value) -> Error {
         Error::InvalidParameter(format!(
             "Invalid value {v} for parameter '{}' supplied:  Hint: Value was of type '{}'. \
              See the API docs for more information about request parameters.",
@@ -53,7 +53,7 @@ impl Fields {
     }
 
     /// MLflow's message for a missing required field.
-    pub fn missing(&self, name: &str) -> Error {
+    pub(crate) fn missing(&self, name: &str) -> Error {
         Error::InvalidParameter(format!(
             "Missing value for required parameter '{}'.",
             self.path(name)
@@ -71,7 +71,7 @@ impl Fields {
     }
 
     /// An optional string field.
-    pub fn opt_str(&self, name: &str) -> Result<Option<String>, Error> {
+    pub(crate) fn opt_str(&self, name: &str) -> Result<Option<String>, Error> {
         match self.scalar(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -80,12 +80,12 @@ impl Fields {
     }
 
     /// A required string field.
-    pub fn req_str(&self, name: &str) -> Result<String, Error> {
+    pub(crate) fn req_str(&self, name: &str) -> Result<String, Error> {
         self.opt_str(name)?.ok_or_else(|| self.missing(name))
     }
 
     /// The run id: `run_id`, falling back to the legacy `run_uuid`; required.
-    pub fn run_id(&self) -> Result<String, Error> {
+    pub(crate) fn run_id(&self) -> Result<String, Error> {
         match self.opt_str("run_id")?.filter(|s| !s.is_empty()) {
             Some(id) => Ok(id),
             None => self
@@ -96,7 +96,7 @@ impl Fields {
     }
 
     /// An optional boolean field (JSON boolean, or `"true"` / `"false"` in any case).
-    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, Error> {
+    pub(crate) fn opt_bool(&self, name: &str) -> Result<Option<bool>, Error> {
         match self.scalar(name) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -107,7 +107,7 @@ impl Fields {
     }
 
     /// An optional int64 field (JSON number or decimal string).
-    pub fn opt_i64(&self, name: &str) -> Result<Option<i64>, Error> {
+    pub(crate) fn opt_i64(&self, name: &str) -> Result<Option<i64>, Error> {
         let Some(v) = self.scalar(name) else {
             return Ok(None);
         };
@@ -124,7 +124,7 @@ impl Fields {
     }
 
     /// An optional double field (number, numeric string, or "NaN"/"Infinity"/"-Infinity").
-    pub fn opt_f64(&self, name: &str) -> Result<Option<f64>, Error> {
+    pub(crate) fn opt_f64(&self, name: &str) -> Result<Option<f64>, Error> {
         let Some(v) = self.scalar(name) else {
             return Ok(None);
         };
@@ -142,7 +142,7 @@ impl Fields {
     }
 
     /// An optional enum field given by name or protobuf number; `parse` maps the text.
-    pub fn opt_enum<T>(
+    pub(crate) fn opt_enum<T>(
         &self,
         name: &str,
         parse: impl Fn(&str) -> Option<T>,
@@ -159,7 +159,7 @@ impl Fields {
     }
 
     /// A repeated string field (a JSON array; from a query string also a single value).
-    pub fn str_list(&self, name: &str) -> Result<Vec<String>, Error> {
+    pub(crate) fn str_list(&self, name: &str) -> Result<Vec<String>, Error> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::String(s)) if self.query => Ok(vec![s.clone()]),
@@ -175,7 +175,7 @@ impl Fields {
     }
 
     /// A repeated message field, each element with its own path prefix (`name[i].`).
-    pub fn msg_list(&self, name: &str) -> Result<Vec<Fields>, Error> {
+    pub(crate) fn msg_list(&self, name: &str) -> Result<Vec<Fields>, Error> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(items)) => items
@@ -195,7 +195,7 @@ impl Fields {
     }
 
     /// An optional nested message field.
-    pub fn msg(&self, name: &str) -> Result<Option<Fields>, Error> {
+    pub(crate) fn msg(&self, name: &str) -> Result<Option<Fields>, Error> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(m)) => Ok(Some(Fields {
@@ -208,7 +208,7 @@ impl Fields {
     }
 
     /// A list of `{key, value}` messages (tags, params); both required strings.
-    pub fn key_values(&self, name: &str) -> Result<Vec<(String, String)>, Error> {
+    pub(crate) fn key_values(&self, name: &str) -> Result<Vec<(String, String)>, Error> {
         self.msg_list(name)?
             .iter()
             .map(|kv| Ok((kv.req_str("key")?, kv.req_str("value")?)))

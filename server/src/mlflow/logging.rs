@@ -99,7 +99,7 @@ async fn log_linked(
 }
 
 /// `POST runs/log-metric`
-pub async fn log_metric(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn log_metric(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let (metric, link) = metric(&f)?;
     let batch = Batch {
@@ -110,7 +110,7 @@ pub async fn log_metric(State(s): State<AppState>, caller: Caller, Msg(f): Msg) 
 }
 
 /// `POST runs/log-parameter`
-pub async fn log_param(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn log_param(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let param = (f.req_str("key")?, f.req_str("value")?);
     log(
@@ -126,7 +126,7 @@ pub async fn log_param(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST runs/set-tag`
-pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let tag = (f.req_str("key")?, f.req_str("value")?);
     log(
@@ -142,7 +142,7 @@ pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST runs/delete-tag`
-pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let key = f.req_str("key")?;
     let run = run_id.clone();
@@ -151,7 +151,7 @@ pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST runs/log-batch`
-pub async fn log_batch(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn log_batch(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let mut metrics = Vec::new();
     let mut links = Vec::new();
@@ -171,7 +171,7 @@ pub async fn log_batch(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -
 /// `POST runs/log-inputs`: stores the run's dataset inputs (with their input tags) and
 /// the logged models it takes as input (CAN_EDIT on their experiments, as MLflow's auth
 /// app requires).
-pub async fn log_inputs(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn log_inputs(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let mut datasets = Vec::new();
     for input in f.msg_list("datasets")? {

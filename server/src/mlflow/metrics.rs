@@ -16,7 +16,7 @@ use crate::{AppState, Error};
 
 /// A list of metric points, with a token when more follow.
 #[derive(Serialize)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     metrics: Vec<MetricJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -25,7 +25,7 @@ pub struct Metrics {
 
 /// `GET metrics/get-history`: ordered by (timestamp, step, value); `max_results` absent or
 /// 0 means all points.
-pub async fn get_metric_history(
+pub(crate) async fn get_metric_history(
     State(s): State<AppState>,
     Msg(f): Msg,
 ) -> Result<Json<Metrics>, MlflowError> {
@@ -74,7 +74,7 @@ pub async fn get_metric_history(
 /// its own to at most `max_results` (MLflow 3.17.2's sample), plus the spikes that sample
 /// would hide (a departure: see `tracking::history::bulk_interval`). Checks the request in
 /// MLflow's order with MLflow's messages.
-pub async fn get_metric_history_bulk_interval(
+pub(crate) async fn get_metric_history_bulk_interval(
     State(s): State<AppState>,
     Msg(f): Msg,
 ) -> Result<Json<Metrics>, MlflowError> {

@@ -15,7 +15,7 @@ mod runs;
 mod users;
 mod wire;
 
-pub use policy::Policy;
+pub(crate) use policy::Policy;
 
 use crate::db::Conn;
 use api_types::Level;
@@ -29,16 +29,16 @@ use crate::{tracking, AppState, Error};
 use fields::Fields;
 
 /// Body limit of MLflow requests (MLflow's own limits keep every message far below it).
-pub const BODY_LIMIT: usize = 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
 /// Body limit of `runs/log-batch`: MLflow's largest legal batch (1,000 metrics, 100 params
 /// of 6,000 characters and 100 tags of 8,000 characters) is about 1.6 MB of JSON.
-pub const LOG_BATCH_BODY_LIMIT: usize = 2 * 1024 * 1024;
+pub(crate) const LOG_BATCH_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// Body limit of `runs/log-inputs` (datasets carry schemas and profiles).
-pub const LOG_INPUTS_BODY_LIMIT: usize = 2 * 1024 * 1024;
+pub(crate) const LOG_INPUTS_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The MLflow dialect, under `/api/2.0/mlflow` and `/ajax-api/2.0/mlflow`: every endpoint
 /// with its [`Policy`].
-pub fn dialect() -> Dialect {
+pub(crate) fn dialect() -> Dialect {
     use experiments as e;
     use runs as r;
     use Level::{CanEdit as Edit, CanManage as Manage, CanRead as Read};
@@ -148,7 +148,7 @@ async fn endpoint_not_found() -> (StatusCode, Json<serde_json::Value>) {
 
 /// MLflow 3's per-user permission endpoints under `/api/3.0/mlflow` (and
 /// `/ajax-api/3.0/mlflow`), as `mlflow.server.auth.client.AuthServiceClient` calls them.
-pub fn dialect_v3() -> Dialect {
+pub(crate) fn dialect_v3() -> Dialect {
     use permissions as p;
     let m = |p: Policy| Access::Mlflow(p);
     Dialect {

@@ -51,7 +51,7 @@ fn user(name: String) -> Principal {
 }
 
 /// `POST users/permissions/grant`
-pub async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     if let Some(name) = registry::policy::resource(&f)? {
         registry::grant_user(&s, &f, name).await?;
         return Ok(Json(json!({})));
@@ -64,7 +64,7 @@ pub async fn grant_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Re
 }
 
 /// `POST users/permissions/revoke`
-pub async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     if let Some(name) = registry::policy::resource(&f)? {
         registry::revoke_user(&s, &f, name).await?;
         return Ok(Json(json!({})));
@@ -77,7 +77,7 @@ pub async fn revoke_user_permission(State(s): State<AppState>, Msg(f): Msg) -> R
 
 /// `GET users/permissions/get`: the user's effective permission; `allowed` is true from
 /// EDIT up (MLflow's `can_use`). Unknown experiments answer `NO_PERMISSIONS`.
-pub async fn get_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_user_permission(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     if let Some(name) = registry::policy::resource(&f)? {
         return Ok(Json(registry::get_user(&s, &f, name).await?));
     }

@@ -10,17 +10,17 @@ use super::registry::policy as registry;
 use crate::auth::Caller;
 use crate::models::logged;
 use crate::permissions as perm;
-pub use crate::routes::MlflowPolicy as Policy;
+pub(crate) use crate::routes::MlflowPolicy as Policy;
 use crate::tracking::experiments::{find_id_by_name, parse_id};
 use crate::Error;
 
 /// Most experiment ids in one `runs/search`.
-pub const MAX_SEARCH_EXPERIMENTS: usize = 10_000;
+pub(crate) const MAX_SEARCH_EXPERIMENTS: usize = 10_000;
 
 /// The experiment id named by `resource_type` / `resource_id` (experiments here;
 /// registered models in `registry::policy::resource`; anything else is MLflow's
 /// INVALID_PARAMETER_VALUE).
-pub fn experiment_resource(f: &Fields) -> Result<i64, Error> {
+pub(crate) fn experiment_resource(f: &Fields) -> Result<i64, Error> {
     let kind = f.req_str("resource_type")?;
     if kind != "experiment" {
         return Err(Error::InvalidParameter(format!(
@@ -48,7 +48,12 @@ fn require_admin(caller: &Caller) -> Result<(), Error> {
 }
 
 /// Applies `policy` to a decoded request of `caller`.
-pub fn enforce(conn: &Conn, caller: &Caller, policy: Policy, f: &Fields) -> Result<(), Error> {
+pub(crate) fn enforce(
+    conn: &Conn,
+    caller: &Caller,
+    policy: Policy,
+    f: &Fields,
+) -> Result<(), Error> {
     match policy {
         Policy::SignedIn | Policy::Filtered => Ok(()),
         Policy::Admin => require_admin(caller),

@@ -8,7 +8,7 @@ pub mod policy;
 mod versions;
 mod wire;
 
-pub use permissions::{get_user, grant_user, revoke_user};
+pub(crate) use permissions::{get_user, grant_user, revoke_user};
 
 use api_types::Level::{CanEdit as Edit, CanManage as Manage, CanRead as Read};
 

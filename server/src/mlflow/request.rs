@@ -24,9 +24,9 @@ use crate::Error;
 /// Bodies larger than this (or of undeclared length) are parsed at most
 /// [`HEAVY_CONCURRENCY`] at a time: a parsed JSON value takes up to ~16 times its text, so
 /// this bounds the memory that large requests at once can take.
-pub const HEAVY_BODY_BYTES: usize = 256 * 1024;
+pub(crate) const HEAVY_BODY_BYTES: usize = 256 * 1024;
 /// See [`HEAVY_BODY_BYTES`].
-pub const HEAVY_CONCURRENCY: usize = 2;
+pub(crate) const HEAVY_CONCURRENCY: usize = 2;
 
 fn heavy_slots() -> &'static Semaphore {
     static SLOTS: OnceLock<Semaphore> = OnceLock::new();
@@ -36,7 +36,7 @@ fn heavy_slots() -> &'static Semaphore {
 /// The decoded request message, from the JSON body (POST) or the query string (GET), with
 /// the route's path parameters (e.g. `{model_id}`) as fields too: a path parameter
 /// replaces a field of the same name, so the policy checks what the handler acts on.
-pub struct Msg(pub Fields);
+pub(crate) struct Msg(pub Fields);
 
 impl FromRequest<AppState> for Msg {
     type Rejection = MlflowError;
@@ -152,7 +152,7 @@ fn check_content_type(req: &Request) -> Result<(), Error> {
 
 /// Parses a JSON body into an object; empty = `{}`; a JSON string holding JSON is decoded
 /// again (MLflow accepts double-encoded bodies).
-pub fn parse_body(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
+pub(crate) fn parse_body(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
@@ -174,7 +174,7 @@ pub fn parse_body(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
 
 /// Parses a query string: each key maps to a string, or to an array of strings when the
 /// key repeats. `+` decodes to a space.
-pub fn parse_query(query: &str) -> Map<String, Value> {
+pub(crate) fn parse_query(query: &str) -> Map<String, Value> {
     let mut map = Map::new();
     for (k, v) in form_urlencoded::parse(query.as_bytes()) {
         let v = Value::String(v.into_owned());

@@ -29,7 +29,7 @@ fn parse_status(s: &str) -> Option<RunStatus> {
 }
 
 /// `POST runs/create`
-pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let experiment_id = experiments::parse_id(&f.req_str("experiment_id")?)?;
     let user_id = f.opt_str("user_id")?.unwrap_or_default();
     validate_user_id(&user_id)?;
@@ -52,7 +52,7 @@ pub async fn create_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `GET runs/get`
-pub async fn get_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let (run, io) = read(&s, move |c| {
         Ok((runs::get(c, &run_id)?, of_run(c, &run_id)?))
@@ -62,7 +62,7 @@ pub async fn get_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST runs/update`
-pub async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let run_id = f.run_id()?;
     let status = f.opt_enum("status", parse_status)?;
     let end_time = f.opt_i64("end_time")?;
@@ -77,12 +77,12 @@ pub async fn update_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST runs/delete`
-pub async fn delete_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     set_deleted(s, f.run_id()?, true).await
 }
 
 /// `POST runs/restore`
-pub async fn restore_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn restore_run(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     set_deleted(s, f.run_id()?, false).await
 }
 
@@ -102,7 +102,7 @@ async fn set_deleted(s: AppState, run_id: String, deleted: bool) -> Reply {
 
 /// The `runs/search` answer.
 #[derive(Serialize)]
-pub struct SearchRuns {
+pub(crate) struct SearchRuns {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     runs: Vec<RunJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +112,7 @@ pub struct SearchRuns {
 /// `POST runs/search`. Page tokens are keyset positions (the last run's sort-key values,
 /// see `tracking::search::search_run_page`), so a page costs the same however deep it is;
 /// still opaque base64 to clients.
-pub async fn search_runs(
+pub(crate) async fn search_runs(
     State(s): State<AppState>,
     Msg(f): Msg,
 ) -> Result<Json<SearchRuns>, MlflowError> {

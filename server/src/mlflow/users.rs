@@ -36,7 +36,7 @@ fn user_json(u: &users::User) -> Value {
 }
 
 /// `POST users/create {username, password}` → `{"user": {id, username, is_admin}}`.
-pub async fn create_user(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn create_user(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, password) = (string_param(&f, "username")?, string_param(&f, "password")?);
     let user = s
         .store
@@ -49,14 +49,14 @@ pub async fn create_user(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `GET users/get?username=` (admins, or the user themself).
-pub async fn get_user(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_user(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = string_param(&f, "username")?;
     let user = s.store.call(move |c| users::get_user(c, &name)).await?;
     Ok(Json(json!({ "user": user_json(&user) })))
 }
 
 /// `GET users/list` → `{"users": [{id, username, is_admin, roles: []}]}` (admins).
-pub async fn list_users(State(s): State<AppState>, Msg(_): Msg) -> Reply {
+pub(crate) async fn list_users(State(s): State<AppState>, Msg(_): Msg) -> Reply {
     let all = s.store.call(|c| users::list_users(c)).await?;
     let list: Vec<Value> = all
         .iter()
@@ -70,7 +70,11 @@ pub async fn list_users(State(s): State<AppState>, Msg(_): Msg) -> Reply {
 }
 
 /// `GET users/current` → `{"user": {...}, "is_basic_auth": true}` (any signed-in user).
-pub async fn get_current_user(State(s): State<AppState>, caller: Caller, Msg(_): Msg) -> Reply {
+pub(crate) async fn get_current_user(
+    State(s): State<AppState>,
+    caller: Caller,
+    Msg(_): Msg,
+) -> Reply {
     let user = s
         .store
         .call(move |c| users::get_user(c, &caller.username))
@@ -82,7 +86,7 @@ pub async fn get_current_user(State(s): State<AppState>, caller: Caller, Msg(_):
 
 /// `PATCH users/update-password {username, password[, current_password]}`: admins for
 /// anyone; users for themselves with their current password (as MLflow 3.17 asks).
-pub async fn update_user_password(
+pub(crate) async fn update_user_password(
     State(s): State<AppState>,
     caller: Caller,
     ext: axum::http::Extensions,
@@ -119,7 +123,7 @@ pub async fn update_user_password(
 }
 
 /// `PATCH users/update-admin {username, is_admin}` (admins).
-pub async fn update_user_admin(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update_user_admin(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, is_admin) = (string_param(&f, "username")?, bool_param(&f, "is_admin")?);
     s.store
         .call(move |c| users::set_admin(c, &name, is_admin))
@@ -128,7 +132,7 @@ pub async fn update_user_admin(State(s): State<AppState>, Msg(f): Msg) -> Reply 
 }
 
 /// `DELETE users/delete {username}` (admins; not their own account).
-pub async fn delete_user(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_user(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let name = string_param(&f, "username")?;
     if name == caller.username {
         return Err(Error::BadRequest(

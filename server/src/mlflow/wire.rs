@@ -10,7 +10,7 @@ use crate::tracking::model::{Experiment, Metric, Run, RunInfo};
 
 /// A `{key, value}` pair.
 #[derive(Serialize)]
-pub struct KeyValue {
+pub(crate) struct KeyValue {
     key: String,
     value: String,
 }
@@ -24,7 +24,7 @@ fn key_values(pairs: Vec<(String, String)>) -> Vec<KeyValue> {
 
 /// MLflow `Experiment`.
 #[derive(Serialize)]
-pub struct ExperimentJson {
+pub(crate) struct ExperimentJson {
     experiment_id: String,
     name: String,
     artifact_location: String,
@@ -51,7 +51,7 @@ impl From<Experiment> for ExperimentJson {
 
 /// MLflow `RunInfo`.
 #[derive(Serialize)]
-pub struct RunInfoJson {
+pub(crate) struct RunInfoJson {
     run_uuid: String,
     experiment_id: String,
     run_name: String,
@@ -84,7 +84,7 @@ impl From<RunInfo> for RunInfoJson {
 
 /// MLflow `Metric` (with `run_id` only in bulk answers).
 #[derive(Serialize)]
-pub struct MetricJson {
+pub(crate) struct MetricJson {
     key: String,
     value: F64,
     timestamp: i64,
@@ -95,7 +95,7 @@ pub struct MetricJson {
 
 impl MetricJson {
     /// Encodes a metric point, optionally naming its run.
-    pub fn new(m: Metric, run_id: Option<String>) -> Self {
+    pub(crate) fn new(m: Metric, run_id: Option<String>) -> Self {
         MetricJson {
             key: m.key,
             value: F64(m.point.value),
@@ -108,7 +108,7 @@ impl MetricJson {
 
 /// MLflow `RunData`.
 #[derive(Serialize)]
-pub struct RunDataJson {
+pub(crate) struct RunDataJson {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     metrics: Vec<MetricJson>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -119,7 +119,7 @@ pub struct RunDataJson {
 
 /// MLflow `Dataset`.
 #[derive(Serialize)]
-pub struct DatasetJson {
+pub(crate) struct DatasetJson {
     name: String,
     digest: String,
     source_type: String,
@@ -132,7 +132,7 @@ pub struct DatasetJson {
 
 /// MLflow `DatasetInput`.
 #[derive(Serialize)]
-pub struct DatasetInputJson {
+pub(crate) struct DatasetInputJson {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tags: Vec<KeyValue>,
     dataset: DatasetJson,
@@ -157,20 +157,20 @@ impl From<DatasetInput> for DatasetInputJson {
 
 /// MLflow `LoggedModelInput`.
 #[derive(Serialize)]
-pub struct ModelInputJson {
+pub(crate) struct ModelInputJson {
     model_id: String,
 }
 
 /// MLflow `LoggedModelOutput`.
 #[derive(Serialize)]
-pub struct ModelOutputJson {
+pub(crate) struct ModelOutputJson {
     model_id: String,
     step: i64,
 }
 
 /// MLflow `RunInputs`.
 #[derive(Serialize)]
-pub struct RunInputsJson {
+pub(crate) struct RunInputsJson {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     dataset_inputs: Vec<DatasetInputJson>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -179,14 +179,14 @@ pub struct RunInputsJson {
 
 /// MLflow `RunOutputs`.
 #[derive(Serialize)]
-pub struct RunOutputsJson {
+pub(crate) struct RunOutputsJson {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     model_outputs: Vec<ModelOutputJson>,
 }
 
 /// MLflow `Run`.
 #[derive(Serialize)]
-pub struct RunJson {
+pub(crate) struct RunJson {
     info: RunInfoJson,
     data: RunDataJson,
     inputs: RunInputsJson,
@@ -195,7 +195,7 @@ pub struct RunJson {
 
 impl RunJson {
     /// Encodes a run with its inputs and outputs.
-    pub fn with_io(r: Run, io: RunIo) -> Self {
+    pub(crate) fn with_io(r: Run, io: RunIo) -> Self {
         RunJson {
             info: r.info.into(),
             data: RunDataJson {
@@ -239,7 +239,7 @@ impl From<Run> for RunJson {
 /// A metric linked to a logged model (MLflow `Metric` with `run_id`, `model_id` and its
 /// dataset).
 #[derive(Serialize)]
-pub struct ModelMetricJson {
+pub(crate) struct ModelMetricJson {
     key: String,
     value: F64,
     timestamp: i64,
@@ -254,7 +254,7 @@ pub struct ModelMetricJson {
 
 /// MLflow `LoggedModelInfo`.
 #[derive(Serialize)]
-pub struct LoggedModelInfoJson {
+pub(crate) struct LoggedModelInfoJson {
     model_id: String,
     experiment_id: String,
     name: String,
@@ -273,7 +273,7 @@ pub struct LoggedModelInfoJson {
 
 /// MLflow `LoggedModelData`.
 #[derive(Serialize)]
-pub struct LoggedModelDataJson {
+pub(crate) struct LoggedModelDataJson {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     params: Vec<KeyValue>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -282,7 +282,7 @@ pub struct LoggedModelDataJson {
 
 /// MLflow `LoggedModel`.
 #[derive(Serialize)]
-pub struct LoggedModelJson {
+pub(crate) struct LoggedModelJson {
     info: LoggedModelInfoJson,
     data: LoggedModelDataJson,
 }

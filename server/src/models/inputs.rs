@@ -10,7 +10,7 @@ use crate::Error;
 
 /// A dataset as logged (MLflow `Dataset`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dataset {
+pub(crate) struct Dataset {
     /// Name.
     pub name: String,
     /// Digest (at most 36 characters).
@@ -27,7 +27,7 @@ pub struct Dataset {
 
 /// A run's use of a dataset (MLflow `DatasetInput`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DatasetInput {
+pub(crate) struct DatasetInput {
     /// Input tags, e.g. `mlflow.data.context` = `training`, sorted by key.
     pub tags: Vec<(String, String)>,
     /// The dataset.
@@ -36,7 +36,7 @@ pub struct DatasetInput {
 
 /// A model a run produced (MLflow `LoggedModelOutput`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelOutput {
+pub(crate) struct ModelOutput {
     /// `m-<32 hex>`.
     pub model_id: String,
     /// Step it was logged at.
@@ -45,7 +45,7 @@ pub struct ModelOutput {
 
 /// A run's inputs and outputs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RunIo {
+pub(crate) struct RunIo {
     /// Datasets, in the order first logged.
     pub datasets: Vec<DatasetInput>,
     /// Logged models taken as input (ids), in the order logged.
@@ -56,7 +56,7 @@ pub struct RunIo {
 
 /// Records dataset inputs (the first of a repeated name and digest wins, an input a run
 /// already has is kept as it is) and model inputs of a run in `experiment_id`.
-pub fn log_inputs(
+pub(crate) fn log_inputs(
     conn: &Conn,
     experiment_id: i64,
     run_id: &str,
@@ -114,7 +114,7 @@ pub fn log_inputs(
 }
 
 /// Records models a run produced (`runs/outputs`).
-pub fn log_outputs(conn: &Conn, run_id: &str, models: &[ModelOutput]) -> Result<(), Error> {
+pub(crate) fn log_outputs(conn: &Conn, run_id: &str, models: &[ModelOutput]) -> Result<(), Error> {
     for m in models {
         link_model(conn, run_id, "output", &m.model_id, m.step)?;
     }
@@ -137,7 +137,7 @@ fn link_model(
 }
 
 /// The inputs and outputs of each of `run_ids` (a few IN queries per 500 runs).
-pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<HashMap<String, RunIo>, Error> {
+pub(crate) fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<HashMap<String, RunIo>, Error> {
     let mut out: HashMap<String, RunIo> = HashMap::new();
     for chunk in run_ids.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(",");
@@ -215,7 +215,7 @@ pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<HashMap<String, RunIo>
 }
 
 /// The inputs and outputs of one run.
-pub fn of_run(conn: &Conn, run_id: &str) -> Result<RunIo, Error> {
+pub(crate) fn of_run(conn: &Conn, run_id: &str) -> Result<RunIo, Error> {
     Ok(of_runs(conn, &[run_id.to_string()])?
         .remove(run_id)
         .unwrap_or_default())

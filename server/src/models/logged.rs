@@ -26,7 +26,7 @@ pub enum Status {
 
 impl Status {
     /// Every status, by number.
-    pub const ALL: [Status; 4] = [
+    pub(crate) const ALL: [Status; 4] = [
         Status::Unspecified,
         Status::Pending,
         Status::Ready,
@@ -34,17 +34,17 @@ impl Status {
     ];
 
     /// The protobuf number.
-    pub fn number(self) -> i64 {
+    pub(crate) fn number(self) -> i64 {
         self as i64
     }
 
     /// The status of a protobuf number.
-    pub fn from_number(n: i64) -> Option<Status> {
+    pub(crate) fn from_number(n: i64) -> Option<Status> {
         Self::ALL.into_iter().find(|s| s.number() == n)
     }
 
     /// The protobuf name, e.g. `LOGGED_MODEL_READY`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Unspecified => "LOGGED_MODEL_STATUS_UNSPECIFIED",
             Status::Pending => "LOGGED_MODEL_PENDING",
@@ -54,7 +54,7 @@ impl Status {
     }
 
     /// Parses a protobuf name or number (as text).
-    pub fn parse(s: &str) -> Option<Status> {
+    pub(crate) fn parse(s: &str) -> Option<Status> {
         Self::ALL
             .into_iter()
             .find(|st| st.as_str() == s || st.number().to_string() == s)
@@ -113,7 +113,7 @@ pub struct LoggedModel {
 
 /// What `logged-models` create asks for.
 #[derive(Debug, Clone, Default)]
-pub struct NewModel {
+pub(crate) struct NewModel {
     /// Target experiment (must be active).
     pub experiment_id: i64,
     /// Name; a random one when `None` or empty.
@@ -156,7 +156,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> crate::db::Result<LoggedModel> {
 }
 
 /// MLflow's 404 for a logged model.
-pub fn not_found(model_id: &str) -> Error {
+pub(crate) fn not_found(model_id: &str) -> Error {
     Error::NotFound(format!("Logged model with ID '{model_id}' not found."))
 }
 
@@ -177,7 +177,11 @@ pub fn get(conn: &Conn, model_id: &str) -> Result<LoggedModel, Error> {
 }
 
 /// [`get`], deleted models too when `allow_deleted`.
-pub fn get_with(conn: &Conn, model_id: &str, allow_deleted: bool) -> Result<LoggedModel, Error> {
+pub(crate) fn get_with(
+    conn: &Conn,
+    model_id: &str,
+    allow_deleted: bool,
+) -> Result<LoggedModel, Error> {
     let m = get_row(conn, model_id)?;
     if m.lifecycle_stage == "deleted" && !allow_deleted {
         return Err(not_found(model_id));
@@ -187,7 +191,7 @@ pub fn get_with(conn: &Conn, model_id: &str, allow_deleted: bool) -> Result<Logg
 
 /// The experiment of a logged model (deleted ones too: permissions follow it); 404 when
 /// unknown.
-pub fn experiment_of(conn: &Conn, model_id: &str) -> Result<i64, Error> {
+pub(crate) fn experiment_of(conn: &Conn, model_id: &str) -> Result<i64, Error> {
     conn.prepare_cached("SELECT experiment_id FROM logged_models WHERE model_id = ?1")?
         .query_row([model_id], |r| r.get(0))
         .optional()?
@@ -196,14 +200,19 @@ pub fn experiment_of(conn: &Conn, model_id: &str) -> Result<i64, Error> {
 
 /// At least `need` on the experiment of the logged model `model_id` (404 when unknown):
 /// logged models follow their experiment's grants.
-pub fn require(conn: &Conn, caller: &Caller, model_id: &str, need: Level) -> Result<(), Error> {
+pub(crate) fn require(
+    conn: &Conn,
+    caller: &Caller,
+    model_id: &str,
+    need: Level,
+) -> Result<(), Error> {
     let experiment_id = experiment_of(conn, model_id)?;
     require_experiment(conn, caller, experiment_id, need).map(drop)
 }
 
 /// [`require`] when the model exists (MLflow links unknown model ids to runs without
 /// complaint).
-pub fn require_if_known(
+pub(crate) fn require_if_known(
     conn: &Conn,
     caller: &Caller,
     model_id: &str,
@@ -286,7 +295,7 @@ fn new_model_id() -> String {
 }
 
 /// Creates a logged model (status PENDING) in an active experiment.
-pub fn create(conn: &Conn, new: NewModel) -> Result<LoggedModel, Error> {
+pub(crate) fn create(conn: &Conn, new: NewModel) -> Result<LoggedModel, Error> {
     let exp = experiments::get(conn, new.experiment_id)?;
     if exp.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -348,7 +357,7 @@ fn touch(conn: &Conn, model_id: &str) -> Result<(), Error> {
 }
 
 /// Sets the status of a model (finalize); returns it.
-pub fn finalize(conn: &Conn, model_id: &str, status: Status) -> Result<LoggedModel, Error> {
+pub(crate) fn finalize(conn: &Conn, model_id: &str, status: Status) -> Result<LoggedModel, Error> {
     get(conn, model_id)?;
     conn.prepare_cached(
         "UPDATE logged_models SET status = ?1, last_updated_time = ?2 WHERE model_id = ?3",
@@ -358,7 +367,7 @@ pub fn finalize(conn: &Conn, model_id: &str, status: Status) -> Result<LoggedMod
 }
 
 /// Marks a model deleted.
-pub fn delete(conn: &Conn, model_id: &str) -> Result<(), Error> {
+pub(crate) fn delete(conn: &Conn, model_id: &str) -> Result<(), Error> {
     get(conn, model_id)?;
     conn.prepare_cached(
         "UPDATE logged_models SET lifecycle_stage = 'deleted', last_updated_time = ?1 \
@@ -369,14 +378,18 @@ pub fn delete(conn: &Conn, model_id: &str) -> Result<(), Error> {
 }
 
 /// Sets (upserts) tags of a model.
-pub fn set_tags(conn: &Conn, model_id: &str, tags: &[(String, String)]) -> Result<(), Error> {
+pub(crate) fn set_tags(
+    conn: &Conn,
+    model_id: &str,
+    tags: &[(String, String)],
+) -> Result<(), Error> {
     get(conn, model_id)?;
     put_pairs(conn, "logged_model_tags", model_id, tags)?;
     touch(conn, model_id)
 }
 
 /// Deletes one tag; MLflow's 404 when the model has no such tag.
-pub fn delete_tag(conn: &Conn, model_id: &str, key: &str) -> Result<(), Error> {
+pub(crate) fn delete_tag(conn: &Conn, model_id: &str, key: &str) -> Result<(), Error> {
     get(conn, model_id)?;
     let n = conn
         .prepare_cached("DELETE FROM logged_model_tags WHERE model_id = ?1 AND key = ?2")?
@@ -390,7 +403,11 @@ pub fn delete_tag(conn: &Conn, model_id: &str, key: &str) -> Result<(), Error> {
 }
 
 /// Logs (upserts) params of a model.
-pub fn log_params(conn: &Conn, model_id: &str, params: &[(String, String)]) -> Result<(), Error> {
+pub(crate) fn log_params(
+    conn: &Conn,
+    model_id: &str,
+    params: &[(String, String)],
+) -> Result<(), Error> {
     get(conn, model_id)?;
     put_pairs(conn, "logged_model_params", model_id, params)?;
     touch(conn, model_id)
@@ -398,7 +415,7 @@ pub fn log_params(conn: &Conn, model_id: &str, params: &[(String, String)]) -> R
 
 /// A metric value logged with a `model_id`: linked to that logged model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MetricLink {
+pub(crate) struct MetricLink {
     /// The model.
     pub model_id: String,
     /// Metric key.
@@ -413,7 +430,7 @@ pub struct MetricLink {
 
 /// Links metric values logged by `run_id` to their models; metrics of unknown models are
 /// ignored, identical points de-duplicated.
-pub fn log_metrics(conn: &Conn, run_id: &str, links: &[MetricLink]) -> Result<(), Error> {
+pub(crate) fn log_metrics(conn: &Conn, run_id: &str, links: &[MetricLink]) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO logged_model_metrics (model_id, key, timestamp, step, \
          run_uuid, is_nan, value, dataset_name, dataset_digest) \
@@ -438,7 +455,7 @@ pub fn log_metrics(conn: &Conn, run_id: &str, links: &[MetricLink]) -> Result<()
 }
 
 /// Active models whose source run is one of `run_ids`, oldest first.
-pub fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<Vec<LoggedModel>, Error> {
+pub(crate) fn of_runs(conn: &Conn, run_ids: &[String]) -> Result<Vec<LoggedModel>, Error> {
     let mut out = Vec::new();
     for chunk in run_ids.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(",");

@@ -12,11 +12,11 @@ use crate::permissions::ReadableSql;
 use crate::Error;
 
 /// Column of the registered model's id that `readable` must be written over.
-pub const REGISTERED_MODEL_ID: &str = "rm.registered_model_id";
+pub(crate) const REGISTERED_MODEL_ID: &str = "rm.registered_model_id";
 
 /// For each of `model_ids` that has any: `(registered model name, version)` pairs, by name
 /// then version, of the registered models `readable` (over [`REGISTERED_MODEL_ID`]) admits.
-pub fn of_models(
+pub(crate) fn of_models(
     conn: &Conn,
     readable: &ReadableSql,
     model_ids: &[String],

@@ -10,11 +10,11 @@ use crate::tracking::filter::{excerpt, parse_filter, Clause, Ident, Literal, Op}
 use crate::Error;
 
 /// Default page size (MLflow's `SEARCH_LOGGED_MODEL_MAX_RESULTS_DEFAULT`).
-pub const DEFAULT_MAX_RESULTS: usize = 100;
+pub(crate) const DEFAULT_MAX_RESULTS: usize = 100;
 
 /// One order_by entry (MLflow `SearchLoggedModels.OrderBy`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderBy {
+pub(crate) struct OrderBy {
     /// An attribute (`creation_time`, `name`, ...) or `metrics.<key>`.
     pub field_name: String,
     /// Ascending (the default) or descending.
@@ -28,7 +28,7 @@ pub struct OrderBy {
 /// A dataset restriction (MLflow `SearchLoggedModels.Dataset`): metric filters (or, with
 /// none, the models themselves) only count metrics computed on one of these.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DatasetFilter {
+pub(crate) struct DatasetFilter {
     /// Dataset name (required).
     pub name: String,
     /// Its digest, if given.
@@ -37,7 +37,7 @@ pub struct DatasetFilter {
 
 /// A search request.
 #[derive(Debug, Clone, Default)]
-pub struct Query {
+pub(crate) struct Query {
     /// Experiments to search.
     pub experiment_ids: Vec<i64>,
     /// MLflow filter string ("" = none).
@@ -318,7 +318,7 @@ fn compile_order(order_by: &[OrderBy]) -> Result<Sql, Error> {
 }
 
 /// One page of matching models (with params, tags and metrics) and whether more follow.
-pub fn search(conn: &Conn, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error> {
+pub(crate) fn search(conn: &Conn, q: &Query) -> Result<(Vec<LoggedModel>, bool), Error> {
     let datasets = dataset_condition(&q.datasets);
     let mut conds = vec!["m.lifecycle_stage = 'active'".to_string()];
     let mut params: Vec<Value> = Vec::new();

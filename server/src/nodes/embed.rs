@@ -16,9 +16,9 @@ use crate::Error;
 /// The `meta` key of the secret (hex).
 const SECRET_KEY: &str = "embed_link_secret";
 /// Lifetime of a link when the request names none: 7 days.
-pub const DEFAULT_TTL_SECS: u64 = 7 * 24 * 3600;
+pub(crate) const DEFAULT_TTL_SECS: u64 = 7 * 24 * 3600;
 /// Longest lifetime: 30 days.
-pub const MAX_TTL_SECS: u64 = 30 * 24 * 3600;
+pub(crate) const MAX_TTL_SECS: u64 = 30 * 24 * 3600;
 
 /// The signing key. Its `Debug` never shows it.
 #[derive(Clone)]
@@ -70,7 +70,7 @@ pub fn sign(secret: &Secret, nodes: &str, exp: i64) -> String {
 
 /// The link to the chrome-less panel of `nodes` (already checked), valid for `ttl_secs`
 /// (default 7 days; 400 outside 1 s..=30 days) from `now_ms`.
-pub fn link(
+pub(crate) fn link(
     secret: &Secret,
     nodes: &[String],
     ttl_secs: Option<u64>,
@@ -95,7 +95,13 @@ pub fn link(
 /// Checks a link's `nodes`, `exp` and `sig` at `now_ms`: 403 "This embed link is not
 /// valid" for a signature that does not match (compared in constant time), then 403
 /// "This embed link expired on <RFC 3339>" once `exp` has passed.
-pub fn verify(secret: &Secret, nodes: &str, exp: i64, sig: &str, now_ms: i64) -> Result<(), Error> {
+pub(crate) fn verify(
+    secret: &Secret,
+    nodes: &str,
+    exp: i64,
+    sig: &str,
+    now_ms: i64,
+) -> Result<(), Error> {
     let denied = |message: String| Error::PermissionDenied {
         message,
         grantors: Vec::new(),
@@ -115,7 +121,7 @@ pub fn verify(secret: &Secret, nodes: &str, exp: i64, sig: &str, now_ms: i64) ->
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds `t` (UTC; proleptic Gregorian calendar).
-pub fn rfc3339(t: i64) -> String {
+pub(crate) fn rfc3339(t: i64) -> String {
     match chrono::DateTime::from_timestamp(t, 0) {
         Some(at) => at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         None => format!("{t} seconds after 1970"),

@@ -75,7 +75,7 @@ impl NodeService {
     }
 
     /// The embed links' secret: read from (or first written to) the store once.
-    pub async fn embed_secret(&self, store: &Store) -> Result<&embed::Secret, Error> {
+    pub(crate) async fn embed_secret(&self, store: &Store) -> Result<&embed::Secret, Error> {
         self.secret
             .get_or_try_init(|| store.call(embed::load_or_create_secret))
             .await

@@ -4,17 +4,17 @@
 use crate::Error;
 
 use api_types::nodes::RESERVED_NODE_NAMES as RESERVED;
-pub use api_types::nodes::{is_valid_node_name as is_valid_name, MAX_NODE_NAME as MAX_NAME};
+pub(crate) use api_types::nodes::{is_valid_node_name as is_valid_name, MAX_NODE_NAME as MAX_NAME};
 
 /// Most nodes one request may name.
-pub const MAX_NODES: usize = 64;
+pub(crate) const MAX_NODES: usize = 64;
 /// Longest agent URL.
 const MAX_URL: usize = 2048;
 /// Longest agent token.
 const MAX_TOKEN: usize = 512;
 
 /// 400 unless `name` is a valid node name.
-pub fn check_name(name: &str) -> Result<(), Error> {
+pub(crate) fn check_name(name: &str) -> Result<(), Error> {
     if is_valid_name(name) {
         Ok(())
     } else {
@@ -28,7 +28,7 @@ pub fn check_name(name: &str) -> Result<(), Error> {
 }
 
 /// The agent URL without a trailing `/`; 400 unless it is `http(s)://host[:port][/path]`.
-pub fn check_url(url: &str) -> Result<String, Error> {
+pub(crate) fn check_url(url: &str) -> Result<String, Error> {
     let bad = |why: &str| {
         Error::InvalidParameter(format!(
             "The agent URL must be http(s)://host[:port][/path] ({why}); got '{}'",
@@ -77,7 +77,7 @@ pub fn check_url(url: &str) -> Result<String, Error> {
 
 /// 400 unless `token` is 1..=512 printable ASCII characters without spaces (it travels in
 /// an `Authorization` header). The message never repeats the token.
-pub fn check_token(token: &str) -> Result<(), Error> {
+pub(crate) fn check_token(token: &str) -> Result<(), Error> {
     let ok = (1..=MAX_TOKEN).contains(&token.len()) && token.bytes().all(|b| b.is_ascii_graphic());
     if ok {
         Ok(())
@@ -90,7 +90,7 @@ pub fn check_token(token: &str) -> Result<(), Error> {
 
 /// The node names of a `nodes=a,b` list: trimmed, empty entries skipped, duplicates
 /// dropped (first kept), in order; 400 when none or more than [`MAX_NODES`].
-pub fn parse_list(list: &str) -> Result<Vec<String>, Error> {
+pub(crate) fn parse_list(list: &str) -> Result<Vec<String>, Error> {
     let mut out: Vec<String> = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         if !out.iter().any(|n| n == name) {
@@ -102,7 +102,7 @@ pub fn parse_list(list: &str) -> Result<Vec<String>, Error> {
 }
 
 /// 400 unless 1..=[`MAX_NODES`] nodes are named.
-pub fn check_count(n: usize) -> Result<(), Error> {
+pub(crate) fn check_count(n: usize) -> Result<(), Error> {
     if (1..=MAX_NODES).contains(&n) {
         Ok(())
     } else {
@@ -114,7 +114,7 @@ pub fn check_count(n: usize) -> Result<(), Error> {
 
 /// The 404 of a node that does not exist or that the caller may not watch (one answer for
 /// both, so names do not leak).
-pub fn not_found(name: &str) -> Error {
+pub(crate) fn not_found(name: &str) -> Error {
     Error::NotFound(format!("No node named {} that you can see", shorten(name)))
 }
 

@@ -18,7 +18,7 @@ use crate::util::now_ms;
 /// How much history the server keeps per node: 2 h.
 pub const HISTORY_MS: i64 = 2 * 3600 * 1000;
 /// Most samples kept per node: 2 h at the shortest interval (1 s).
-pub const MAX_SAMPLES: usize = 7200;
+pub(crate) const MAX_SAMPLES: usize = 7200;
 /// How long one agent call may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
 /// Largest answer read from an agent; a longer one is refused (the node shows as
@@ -35,7 +35,7 @@ pub const MAX_ANSWER_BYTES: usize = 8 << 20;
 pub const MAX_HISTORY_BYTES: usize = 24 << 20;
 /// The shortest back-fill asked for after answers too large to read: the back-fill (2 h)
 /// is halved after each, down to this.
-pub const MIN_BACKFILL_MS: i64 = 60_000;
+pub(crate) const MIN_BACKFILL_MS: i64 = 60_000;
 
 /// Polls agents on demand and keeps, per node, its latest answer and 2 h of samples.
 pub struct Poller {
@@ -119,7 +119,7 @@ impl Default for Poller {
 impl Poller {
     /// A poller whose agent calls time out after `timeout`, trusting the system's CA roots
     /// for agents served over https.
-    pub fn new(timeout: Duration) -> Self {
+    pub(crate) fn new(timeout: Duration) -> Self {
         Poller::with_ca(timeout, None).unwrap_or_else(|e| {
             tracing::error!("HTTP client for node agents: {e}; using the default one");
             Poller::over(reqwest::Client::new(), timeout)
@@ -152,12 +152,12 @@ impl Poller {
     /// What the server knows of each of `nodes` now, in order, refreshing those whose
     /// interval has passed (concurrently, so one slow agent holds up no other node).
     /// Each snapshot's `history` holds the samples after `since` (none without it).
-    pub async fn views(&self, nodes: &[NodeRecord], since: Option<i64>) -> Vec<NodeView> {
+    pub(crate) async fn views(&self, nodes: &[NodeRecord], since: Option<i64>) -> Vec<NodeView> {
         join_all(nodes.iter().map(|n| self.view(n, since))).await
     }
 
     /// Drops what is cached for node `name` (it was removed from the registry).
-    pub fn forget(&self, name: &str) {
+    pub(crate) fn forget(&self, name: &str) {
         self.lock_caches().remove(name);
     }
 
@@ -359,7 +359,7 @@ impl CacheState {
 }
 
 /// The view of a node that is not (or no longer) registered.
-pub fn unknown(name: &str) -> NodeView {
+pub(crate) fn unknown(name: &str) -> NodeView {
     NodeView {
         node: name.to_string(),
         state: NodeState::Unknown,

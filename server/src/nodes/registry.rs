@@ -11,7 +11,7 @@ use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// The interval assumed for a node that reports none (an admin added it by hand).
-pub const DEFAULT_INTERVAL_SECS: u64 = 10;
+pub(crate) const DEFAULT_INTERVAL_SECS: u64 = 10;
 /// Longest interval a node may report (the cache lives that long).
 const MAX_INTERVAL_SECS: u64 = 3600;
 /// Most GPUs one node may report.
@@ -20,11 +20,11 @@ const MAX_GPUS: usize = 256;
 /// The bearer token an agent requires. Its `Debug` never shows it, so a logged record
 /// never leaks it; only [`AgentToken::expose`] (for the agent call) reads it.
 #[derive(Clone, PartialEq, Eq)]
-pub struct AgentToken(String);
+pub(crate) struct AgentToken(String);
 
 impl AgentToken {
     /// The token, for the `Authorization` header of the call to its agent.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -37,7 +37,7 @@ impl std::fmt::Debug for AgentToken {
 
 /// One row of the registry.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NodeRecord {
+pub(crate) struct NodeRecord {
     /// The node's name.
     pub name: String,
     /// The agent's base URL (no trailing `/`).
@@ -61,7 +61,7 @@ pub struct NodeRecord {
 impl NodeRecord {
     /// The record as `GET /api/v1/nodes` shows it: the URL only when `with_url` (admins),
     /// the token never.
-    pub fn info(&self, with_url: bool) -> NodeInfo {
+    pub(crate) fn info(&self, with_url: bool) -> NodeInfo {
         NodeInfo {
             name: self.name.clone(),
             source: self.source,
@@ -114,7 +114,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Error> {
 /// Validates everything first (400 `InvalidParameter`). Returns the node as an admin sees it.
 ///
 /// The demo registers its simulated agents with this (`NodeSource::Static`).
-pub fn upsert(
+pub(crate) fn upsert(
     conn: &Conn,
     name: &str,
     node: &RegisterNode,
@@ -154,7 +154,7 @@ pub fn upsert(
 }
 
 /// Removes node `name`; false when there was none.
-pub fn delete(conn: &Conn, name: &str) -> Result<bool, Error> {
+pub(crate) fn delete(conn: &Conn, name: &str) -> Result<bool, Error> {
     let n = conn
         .prepare_cached("DELETE FROM nodes WHERE name = ?1")?
         .execute([name])?;
@@ -189,7 +189,7 @@ fn record(r: &Row<'_>) -> crate::db::Result<NodeRecord> {
 }
 
 /// Node `name`, if registered.
-pub fn get(conn: &Conn, name: &str) -> Result<Option<NodeRecord>, Error> {
+pub(crate) fn get(conn: &Conn, name: &str) -> Result<Option<NodeRecord>, Error> {
     Ok(conn
         .prepare_cached(&format!("SELECT {COLUMNS} FROM nodes WHERE name = ?1"))?
         .query_row([name], record)
@@ -197,14 +197,17 @@ pub fn get(conn: &Conn, name: &str) -> Result<Option<NodeRecord>, Error> {
 }
 
 /// Every registered node, by name.
-pub fn list(conn: &Conn) -> Result<Vec<NodeRecord>, Error> {
+pub(crate) fn list(conn: &Conn) -> Result<Vec<NodeRecord>, Error> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM nodes ORDER BY name"))?;
     let rows = stmt.query_map([], record)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The registered nodes among `names`, by name (unknown names are absent).
-pub fn get_many(conn: &Conn, names: &[String]) -> Result<HashMap<String, NodeRecord>, Error> {
+pub(crate) fn get_many(
+    conn: &Conn,
+    names: &[String],
+) -> Result<HashMap<String, NodeRecord>, Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM nodes WHERE name IN {}",
         json_list(conn.engine(), "?1")

@@ -34,7 +34,7 @@ fn watchable_names(conn: &Conn, caller: &Caller) -> Result<Option<HashSet<String
 }
 
 /// The registered nodes the caller may watch, by name.
-pub fn visible_nodes(conn: &Conn, caller: &Caller) -> Result<Vec<NodeRecord>, Error> {
+pub(crate) fn visible_nodes(conn: &Conn, caller: &Caller) -> Result<Vec<NodeRecord>, Error> {
     let all = registry::list(conn)?;
     Ok(match watchable_names(conn, caller)? {
         None => all,
@@ -48,7 +48,7 @@ pub fn visible_nodes(conn: &Conn, caller: &Caller) -> Result<Vec<NodeRecord>, Er
 /// The records of `names`, in that order, when the caller may watch every one of them;
 /// otherwise 404 for the first one that is unknown or not watchable (the same answer for
 /// both).
-pub fn require_watchable(
+pub(crate) fn require_watchable(
     conn: &Conn,
     caller: &Caller,
     names: &[String],
@@ -76,7 +76,7 @@ fn ensure_node(conn: &Conn, name: &str) -> Result<(), Error> {
 
 /// The users and groups who may watch node `name` besides the administrators: users first,
 /// each by name. Unknown node: 404.
-pub fn viewers(conn: &Conn, name: &str) -> Result<Vec<Principal>, Error> {
+pub(crate) fn viewers(conn: &Conn, name: &str) -> Result<Vec<Principal>, Error> {
     ensure_node(conn, name)?;
     Ok(grants::list(conn, NODE, &name)?
         .into_iter()

@@ -11,7 +11,7 @@ use crate::Error;
 
 /// Explicit grants on experiment `id` by principal name: users first, then groups, by name.
 /// Level-0 (`NO_PERMISSIONS`) grants come back with `None`.
-pub fn list_grants(conn: &Conn, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
+pub(crate) fn list_grants(conn: &Conn, id: i64) -> Result<Vec<(Principal, Option<Level>)>, Error> {
     Ok(crate::grants::list(conn, crate::grants::EXPERIMENT, &id)?
         .into_iter()
         .map(|(principal, level)| (principal, level_from_db(level)))
@@ -19,7 +19,7 @@ pub fn list_grants(conn: &Conn, id: i64) -> Result<Vec<(Principal, Option<Level>
 }
 
 /// The grants with a level, as the wire type lists them.
-pub fn positive_grants(all: &[(Principal, Option<Level>)]) -> Vec<Grant> {
+pub(crate) fn positive_grants(all: &[(Principal, Option<Level>)]) -> Vec<Grant> {
     all.iter()
         .filter_map(|(principal, level)| {
             level.map(|level| Grant {
@@ -31,7 +31,11 @@ pub fn positive_grants(all: &[(Principal, Option<Level>)]) -> Vec<Grant> {
 }
 
 /// Access that comes from the path (and level-0 grants), in words.
-pub fn implicit_access(id: i64, name: &str, all: &[(Principal, Option<Level>)]) -> Vec<String> {
+pub(crate) fn implicit_access(
+    id: i64,
+    name: &str,
+    all: &[(Principal, Option<Level>)],
+) -> Vec<String> {
     let mut out = match scope(id, name) {
         Scope::Owned(owner) => vec![format!(
             "{owner} owns experiments under {USERS_PREFIX}{owner}/ (CAN_MANAGE)."
@@ -55,7 +59,11 @@ pub fn implicit_access(id: i64, name: &str, all: &[(Principal, Option<Level>)]) 
 
 /// Enabled users and groups whose name contains `q` (case-insensitive), users first, at most
 /// `limit`.
-pub fn search_principals(conn: &Conn, q: &str, limit: usize) -> Result<Vec<Principal>, Error> {
+pub(crate) fn search_principals(
+    conn: &Conn,
+    q: &str,
+    limit: usize,
+) -> Result<Vec<Principal>, Error> {
     let needle = q.to_lowercase();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT 'user', username FROM users WHERE disabled = 0 AND {}

@@ -11,7 +11,7 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
-pub use access::{implicit_access, list_grants, positive_grants, search_principals};
+pub(crate) use access::{implicit_access, list_grants, positive_grants, search_principals};
 pub use check::{
     grantors, level_name, may_create, require_experiment, require_rename, require_run, Granted,
 };
@@ -20,7 +20,7 @@ pub use grants::{
     set_grant,
 };
 pub use principals::{caller_for, experiment_level};
-pub use readable::{readable_sql, ReadableSql};
+pub(crate) use readable::{readable_sql, ReadableSql};
 pub use rules::{
     level_on, path_owner, scope, Scope, DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX,
 };

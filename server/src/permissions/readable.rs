@@ -6,11 +6,16 @@ use crate::db::{Engine, Value};
 
 use super::rules::{DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX};
 use crate::auth::Caller;
-pub use crate::grants::ReadableSql;
+pub(crate) use crate::grants::ReadableSql;
 use crate::grants::{self, EXPERIMENT};
 
 /// Condition "the caller may read this experiment" over the given columns.
-pub fn readable_sql(d: Engine, caller: &Caller, id_col: &str, name_col: &str) -> ReadableSql {
+pub(crate) fn readable_sql(
+    d: Engine,
+    caller: &Caller,
+    id_col: &str,
+    name_col: &str,
+) -> ReadableSql {
     if caller.is_admin {
         return ReadableSql::all();
     }

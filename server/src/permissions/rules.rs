@@ -46,7 +46,7 @@ pub fn path_owner(name: &str) -> Option<&str> {
 
 /// What a caller's explicit grants on one experiment amount to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Explicit {
+pub(crate) struct Explicit {
     /// Highest level granted to the user or any of their groups.
     pub best: Option<Level>,
     /// A level-0 (`NO_PERMISSIONS`) grant to the user themself: no implicit Shared access.
@@ -54,7 +54,7 @@ pub struct Explicit {
 }
 
 /// The caller's explicit grants on experiment `id`.
-pub fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error> {
+pub(crate) fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error> {
     let held = crate::grants::held(conn, crate::grants::EXPERIMENT, &id, caller)?;
     Ok(Explicit {
         best: held.best.and_then(level_from_db),
@@ -65,7 +65,7 @@ pub fn explicit(conn: &Conn, caller: &Caller, id: i64) -> Result<Explicit, Error
 /// Combines the rules: admins manage everything; the owner of a `/Users/<owner>/` path
 /// manages it; Shared gives CAN_EDIT unless blocked by a level-0 grant; explicit grants
 /// add to that (the highest wins). `None`: no access at all.
-pub fn combine(caller: &Caller, scope: &Scope, explicit: Explicit) -> Option<Level> {
+pub(crate) fn combine(caller: &Caller, scope: &Scope, explicit: Explicit) -> Option<Level> {
     if caller.is_admin {
         return Some(Level::CanManage);
     }
@@ -78,7 +78,7 @@ pub fn combine(caller: &Caller, scope: &Scope, explicit: Explicit) -> Option<Lev
 }
 
 /// Name of experiment `id`, or `None` when no such experiment exists.
-pub fn experiment_name(conn: &Conn, id: i64) -> Result<Option<String>, Error> {
+pub(crate) fn experiment_name(conn: &Conn, id: i64) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached("SELECT name FROM experiments WHERE experiment_id = ?1")?
         .query_row([id], |r| r.get(0))

@@ -7,7 +7,7 @@ use super::{models, validate, versions};
 use crate::Error;
 
 /// Points `alias` of `name` at `version` (which must exist), replacing its old target.
-pub fn set(conn: &Conn, name: &str, alias: &str, version: i64) -> Result<(), Error> {
+pub(crate) fn set(conn: &Conn, name: &str, alias: &str, version: i64) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::settable_alias(alias)?;
     let id = models::id_of(conn, name)?;
@@ -22,7 +22,7 @@ pub fn set(conn: &Conn, name: &str, alias: &str, version: i64) -> Result<(), Err
 }
 
 /// Removes `alias` of `name` (a missing alias is no error, as in MLflow).
-pub fn delete(conn: &Conn, name: &str, alias: &str) -> Result<(), Error> {
+pub(crate) fn delete(conn: &Conn, name: &str, alias: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::alias(alias)?;
     let id = models::id_of(conn, name)?;
@@ -34,7 +34,7 @@ pub fn delete(conn: &Conn, name: &str, alias: &str) -> Result<(), Error> {
 }
 
 /// The version `alias` of `name` names; `latest` (any case) is the highest version.
-pub fn version_of(conn: &Conn, name: &str, alias: &str) -> Result<ModelVersion, Error> {
+pub(crate) fn version_of(conn: &Conn, name: &str, alias: &str) -> Result<ModelVersion, Error> {
     validate::model_name("name", name)?;
     validate::alias(alias)?;
     let id = models::id_of(conn, name)?;

@@ -14,7 +14,7 @@ use crate::Error;
 
 /// The caller's effective level on registered model `id`: MANAGE for admins, else the
 /// highest of their own and their groups' grants (level 0 gives nothing).
-pub fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Error> {
+pub(crate) fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Error> {
     if caller.is_admin {
         return Ok(Some(Level::CanManage));
     }
@@ -24,7 +24,7 @@ pub fn level(conn: &Conn, caller: &Caller, id: i64) -> Result<Option<Level>, Err
 
 /// What a passed check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Granted {
+pub(crate) struct Granted {
     /// The registered model's id.
     pub id: i64,
     /// The caller's level (at least the one required).
@@ -33,7 +33,12 @@ pub struct Granted {
 
 /// Checks that the caller holds at least `need` on registered model `name`. Unknown: 404
 /// in MLflow's words; refused: 403 naming the model's managers.
-pub fn require(conn: &Conn, caller: &Caller, name: &str, need: Level) -> Result<Granted, Error> {
+pub(crate) fn require(
+    conn: &Conn,
+    caller: &Caller,
+    name: &str,
+    need: Level,
+) -> Result<Granted, Error> {
     let id = models::id_of(conn, name)?;
     let have = level(conn, caller, id)?;
     match have {
@@ -56,19 +61,19 @@ pub fn require(conn: &Conn, caller: &Caller, name: &str, need: Level) -> Result<
 
 /// Who can grant access to registered model `id`: enabled users holding MANAGE directly or
 /// through a group, then admins.
-pub fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
+pub(crate) fn grantors(conn: &Conn, id: i64) -> Result<Vec<String>, Error> {
     let manage = level_to_db(Some(Level::CanManage));
     let holders = grants::users_holding(conn, REGISTERED_MODEL, &id, manage)?;
     grants::with_admins(conn, holders)
 }
 
 /// Condition "the caller may read this registered model" over the id column `id_col`.
-pub fn readable_sql(d: Engine, caller: &Caller, id_col: &str) -> ReadableSql {
+pub(crate) fn readable_sql(d: Engine, caller: &Caller, id_col: &str) -> ReadableSql {
     grants::granted_sql(d, REGISTERED_MODEL, caller, id_col, 1)
 }
 
 /// Gives the creator of registered model `id` MANAGE.
-pub fn grant_creator(conn: &Conn, id: i64, user_id: i64) -> Result<(), Error> {
+pub(crate) fn grant_creator(conn: &Conn, id: i64, user_id: i64) -> Result<(), Error> {
     let manage = level_to_db(Some(Level::CanManage));
     grants::set_by_id(
         conn,
@@ -82,7 +87,7 @@ pub fn grant_creator(conn: &Conn, id: i64, user_id: i64) -> Result<(), Error> {
 
 /// The explicit grant level of `principal` on `id` (`Some(None)`: NO_PERMISSIONS; `None`:
 /// no grant). Unknown user or group: 404.
-pub fn grant_of(
+pub(crate) fn grant_of(
     conn: &Conn,
     id: i64,
     principal: &Principal,
@@ -103,6 +108,6 @@ pub fn set_grant(
 
 /// Removes `principal`'s grant on `id`; returns whether there was one. Unknown user or
 /// group: 404.
-pub fn revoke(conn: &Conn, id: i64, principal: &Principal) -> Result<bool, Error> {
+pub(crate) fn revoke(conn: &Conn, id: i64, principal: &Principal) -> Result<bool, Error> {
     grants::revoke(conn, REGISTERED_MODEL, &id, principal)
 }

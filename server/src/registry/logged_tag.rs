@@ -15,7 +15,7 @@ use crate::tracking::filter::parse_filter;
 use crate::Error;
 
 /// The logged-model tag listing the registered versions made from it.
-pub const MODEL_VERSIONS_TAG: &str = "mlflow.modelVersions";
+pub(crate) const MODEL_VERSIONS_TAG: &str = "mlflow.modelVersions";
 
 /// Registered-model names looked up in one statement.
 const NAMES_PER_QUERY: usize = 500;
@@ -23,7 +23,7 @@ const NAMES_PER_QUERY: usize = 500;
 /// Adds `name` / `version` to logged model `model_id`'s [`MODEL_VERSIONS_TAG`] (a JSON list
 /// of `{"name", "version"}`), as MLflow's server does when it registers a logged model
 /// (nothing when the logged model was deleted since).
-pub fn tag_logged_model(
+pub(crate) fn tag_logged_model(
     conn: &Conn,
     model_id: &str,
     name: &str,
@@ -57,7 +57,7 @@ fn entry_name(entry: &Json) -> Option<&str> {
 /// `caller` may not read (the tag itself when none is left), so that neither the name nor
 /// the registration shows. Administrators read every model: theirs stay whole. A tag that
 /// is no JSON list was written by a user, not the registry, and is left as it is.
-pub fn hide_unreadable(
+pub(crate) fn hide_unreadable(
     conn: &Conn,
     caller: &Caller,
     models: &mut [LoggedModel],
@@ -125,7 +125,7 @@ fn readable_names(
 /// Refuses a logged-model search filter on [`MODEL_VERSIONS_TAG`] to callers other than
 /// administrators: which models match would spell out registered-model names the caller
 /// may not read, one `LIKE` at a time.
-pub fn check_search_filter(caller: &Caller, filter: &str) -> Result<(), Error> {
+pub(crate) fn check_search_filter(caller: &Caller, filter: &str) -> Result<(), Error> {
     if caller.is_admin {
         return Ok(());
     }

@@ -14,4 +14,4 @@ pub mod source;
 pub mod validate;
 pub mod versions;
 
-pub use model::{ModelVersion, RegisteredModel, Stage};
+pub(crate) use model::{ModelVersion, RegisteredModel, Stage};

@@ -4,7 +4,7 @@ use crate::Error;
 
 /// A model version's legacy stage (MLflow still accepts and returns them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// `None`: not in any stage (the default).
     None,
     /// `Staging`.
@@ -17,7 +17,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in MLflow's order.
-    pub const ALL: [Stage; 4] = [
+    pub(crate) const ALL: [Stage; 4] = [
         Stage::None,
         Stage::Staging,
         Stage::Production,
@@ -25,7 +25,7 @@ impl Stage {
     ];
 
     /// The stage's name as stored and sent (`None`, `Staging`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Stage::None => "None",
             Stage::Staging => "Staging",
@@ -35,7 +35,7 @@ impl Stage {
     }
 
     /// Parses a stage name in any case (MLflow's `get_canonical_stage`).
-    pub fn parse(s: &str) -> Result<Stage, Error> {
+    pub(crate) fn parse(s: &str) -> Result<Stage, Error> {
         Stage::ALL
             .into_iter()
             .find(|st| st.as_str().eq_ignore_ascii_case(s))
@@ -48,14 +48,14 @@ impl Stage {
     }
 
     /// Whether `archive_existing_versions` may be used with it (Staging, Production).
-    pub fn is_active(self) -> bool {
+    pub(crate) fn is_active(self) -> bool {
         matches!(self, Stage::Staging | Stage::Production)
     }
 }
 
 /// One version of a registered model.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelVersion {
+pub(crate) struct ModelVersion {
     /// Registered model name.
     pub name: String,
     /// Version number, from 1.
@@ -90,7 +90,7 @@ pub struct ModelVersion {
 
 /// A registered model.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegisteredModel {
+pub(crate) struct RegisteredModel {
     /// Row id (stable across renames; grants refer to it).
     pub id: i64,
     /// Unique name.

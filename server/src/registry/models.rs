@@ -9,11 +9,11 @@ use crate::util::now_ms;
 use crate::Error;
 
 /// The columns [`from_row`] reads, for `registered_models r`.
-pub const COLUMNS: &str =
+pub(crate) const COLUMNS: &str =
     "r.registered_model_id, r.name, r.description, r.creator, r.creation_time, r.last_updated_time";
 
 /// A registered model's row, without tags, aliases or versions.
-pub fn from_row(r: &Row<'_>) -> crate::db::Result<RegisteredModel> {
+pub(crate) fn from_row(r: &Row<'_>) -> crate::db::Result<RegisteredModel> {
     Ok(RegisteredModel {
         id: r.get(0)?,
         name: r.get(1)?,
@@ -29,7 +29,7 @@ pub fn from_row(r: &Row<'_>) -> crate::db::Result<RegisteredModel> {
 
 /// Creates registered model `name` by `creator` (a username); returns its id. A taken
 /// name is MLflow's RESOURCE_ALREADY_EXISTS.
-pub fn create(
+pub(crate) fn create(
     conn: &Conn,
     name: &str,
     description: Option<&str>,
@@ -64,7 +64,7 @@ fn already_exists(name: &str) -> Error {
 }
 
 /// Registered model `name` with its tags, aliases and latest version per stage.
-pub fn get(conn: &Conn, name: &str) -> Result<RegisteredModel, Error> {
+pub(crate) fn get(conn: &Conn, name: &str) -> Result<RegisteredModel, Error> {
     validate::model_name("name", name)?;
     let m = conn
         .prepare_cached(&format!(
@@ -77,7 +77,7 @@ pub fn get(conn: &Conn, name: &str) -> Result<RegisteredModel, Error> {
 }
 
 /// Fills a model's tags, aliases and latest versions.
-pub fn load(conn: &Conn, mut m: RegisteredModel) -> Result<RegisteredModel, Error> {
+pub(crate) fn load(conn: &Conn, mut m: RegisteredModel) -> Result<RegisteredModel, Error> {
     m.tags = conn
         .prepare_cached(
             "SELECT key, value FROM registered_model_tags WHERE registered_model_id = ?1 \
@@ -97,7 +97,7 @@ pub fn load(conn: &Conn, mut m: RegisteredModel) -> Result<RegisteredModel, Erro
 }
 
 /// Sets (or with `None` clears) the description of `name`.
-pub fn set_description(
+pub(crate) fn set_description(
     conn: &Conn,
     name: &str,
     description: Option<&str>,
@@ -115,7 +115,7 @@ pub fn set_description(
 }
 
 /// Renames `name` to `new_name`; its versions, tags, aliases and grants go along.
-pub fn rename(conn: &Conn, name: &str, new_name: &str) -> Result<RegisteredModel, Error> {
+pub(crate) fn rename(conn: &Conn, name: &str, new_name: &str) -> Result<RegisteredModel, Error> {
     validate::model_name("new_name", new_name)?;
     let id = id_of(conn, name)?;
     if new_name != name && find_id(conn, new_name)?.is_some() {
@@ -135,7 +135,7 @@ pub fn rename(conn: &Conn, name: &str, new_name: &str) -> Result<RegisteredModel
 }
 
 /// Deletes `name` with its versions, tags, aliases and grants.
-pub fn delete(conn: &Conn, name: &str) -> Result<(), Error> {
+pub(crate) fn delete(conn: &Conn, name: &str) -> Result<(), Error> {
     let id = id_of(conn, name)?;
     conn.prepare_cached("DELETE FROM registered_models WHERE registered_model_id = ?1")?
         .execute([id])?;
@@ -153,7 +153,7 @@ fn set_tag_of(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error>
 }
 
 /// Sets tag `key` of `name`.
-pub fn set_tag(conn: &Conn, name: &str, key: &str, value: &str) -> Result<(), Error> {
+pub(crate) fn set_tag(conn: &Conn, name: &str, key: &str, value: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     validate::tag(key, value)?;
     let id = id_of(conn, name)?;
@@ -161,7 +161,7 @@ pub fn set_tag(conn: &Conn, name: &str, key: &str, value: &str) -> Result<(), Er
 }
 
 /// Deletes tag `key` of `name` (a missing tag is no error, as in MLflow).
-pub fn delete_tag(conn: &Conn, name: &str, key: &str) -> Result<(), Error> {
+pub(crate) fn delete_tag(conn: &Conn, name: &str, key: &str) -> Result<(), Error> {
     validate::model_name("name", name)?;
     crate::tracking::validation::validate_key("key", key)?;
     let id = id_of(conn, name)?;
@@ -175,7 +175,7 @@ pub fn delete_tag(conn: &Conn, name: &str, key: &str) -> Result<(), Error> {
 /// Registered models that `readable` admits (over `r.registered_model_id`) whose name
 /// contains `needle` (case-insensitive, Unicode-aware; empty: all), by name, skipping
 /// `offset`, at most `limit`, each with its tags, aliases and latest versions.
-pub fn list(
+pub(crate) fn list(
     conn: &Conn,
     readable: &crate::permissions::ReadableSql,
     needle: &str,

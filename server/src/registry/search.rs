@@ -14,13 +14,13 @@ use crate::tracking::filter::{
 use crate::Error;
 
 /// Default page size of `registered-models/search`.
-pub const MODELS_DEFAULT: usize = 100;
+pub(crate) const MODELS_DEFAULT: usize = 100;
 /// Largest page of `registered-models/search`.
-pub const MODELS_MAX: usize = 1000;
+pub(crate) const MODELS_MAX: usize = 1000;
 /// Default page size of `model-versions/search`.
-pub const VERSIONS_DEFAULT: usize = 10_000;
+pub(crate) const VERSIONS_DEFAULT: usize = 10_000;
 /// Largest page of `model-versions/search`.
-pub const VERSIONS_MAX: usize = 200_000;
+pub(crate) const VERSIONS_MAX: usize = 200_000;
 
 /// The tag that marks a registered model as a prompt; prompts stay out of model searches
 /// unless the filter asks for them, as in MLflow.
@@ -297,7 +297,7 @@ impl Query {
 /// Registered models that `readable` admits (over `r.registered_model_id`, see
 /// `grants::readable_sql`) matching `filter`, ordered by `order_by` (default by name),
 /// skipping `offset`, at most `limit`, each with its tags, aliases and latest versions.
-pub fn search_models(
+pub(crate) fn search_models(
     conn: &Conn,
     readable: &ReadableSql,
     filter: &str,
@@ -337,7 +337,7 @@ pub fn search_models(
 /// `v.registered_model_id`) matching `filter`, ordered by `order_by` (default: last
 /// updated first, then name, then version descending), skipping `offset`, at most `limit`,
 /// each with its tags but not its aliases (MLflow's `model-versions/search` has none).
-pub fn search_versions(
+pub(crate) fn search_versions(
     conn: &Conn,
     readable: &ReadableSql,
     filter: &str,

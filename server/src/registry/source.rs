@@ -11,7 +11,7 @@ use crate::Error;
 
 /// What the request names: `source`, and the `run_id` / `model_id` fields when sent.
 #[derive(Debug, Clone, Default)]
-pub struct Request {
+pub(crate) struct Request {
     /// `source`.
     pub source: String,
     /// `run_id`, when the field is present (even empty).
@@ -22,7 +22,7 @@ pub struct Request {
 
 /// A checked source: what the version stores.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The source to store (a registered-model source becomes `models:/<name>/<version>`).
     pub source: String,
     /// Where the files are (what `get-download-uri` answers).
@@ -35,7 +35,7 @@ pub struct Resolved {
 
 /// What the caller must be able to read for a source (beyond EDIT on the target model).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     /// A run (CAN_READ on its experiment).
     Run(String),
     /// A logged model (CAN_READ on its experiment).
@@ -45,7 +45,7 @@ pub enum Anchor {
 }
 
 /// MLflow's refusal of a source that `field` (`run_id` / `model_id`) does not vouch for.
-pub fn unidentified(source: &str, field: &str) -> Error {
+pub(crate) fn unidentified(source: &str, field: &str) -> Error {
     Error::InvalidParameter(format!(
         "Invalid model version source: '{source}'. The {field} request parameter must \
          identify the resource that contains the source."
@@ -172,7 +172,7 @@ fn check_relative(source: &str) -> Result<(), Error> {
 
 /// Whether `source` lies inside `root` (same scheme and authority, `root`'s path segments a
 /// prefix of `source`'s), as MLflow's `_is_uri_within_root`.
-pub fn within_root(source: &str, root: &str) -> bool {
+pub(crate) fn within_root(source: &str, root: &str) -> bool {
     fn parts(uri: &str) -> (String, String, Vec<String>) {
         let (scheme, rest) = scheme_of(uri).unwrap_or(("", uri));
         let (auth, path) = authority_and_path(rest);
@@ -219,7 +219,7 @@ fn present(field: &Option<String>) -> Option<&str> {
 
 /// What the caller must read to register `req`: the run and logged model it names (by
 /// field or in the source), or the registered model of a `models:/<name>/...` source.
-pub fn anchors(req: &Request) -> Vec<Anchor> {
+pub(crate) fn anchors(req: &Request) -> Vec<Anchor> {
     let mut out = Vec::new();
     if let Some((scheme, rest)) = scheme_of(&req.source) {
         let (_, path) = authority_and_path(rest);
@@ -268,7 +268,7 @@ fn run_artifact_uri(conn: &Conn, run_id: &str) -> Result<Option<String>, Error> 
 }
 
 /// Checks `req` and works out what the new version stores.
-pub fn resolve(conn: &Conn, req: &Request) -> Result<Resolved, Error> {
+pub(crate) fn resolve(conn: &Conn, req: &Request) -> Result<Resolved, Error> {
     let source = req.source.as_str();
     let run_id = present(&req.run_id).map(str::to_string);
     let model_id = present(&req.model_id).map(str::to_string);

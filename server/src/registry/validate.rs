@@ -6,13 +6,13 @@ use crate::Error;
 /// Longest registered-model or model-version tag key.
 pub const MAX_TAG_KEY_LENGTH: usize = 250;
 /// Longest registered-model or model-version tag value.
-pub const MAX_TAG_VALUE_LENGTH: usize = 100_000;
+pub(crate) const MAX_TAG_VALUE_LENGTH: usize = 100_000;
 /// Longest alias.
-pub const MAX_ALIAS_LENGTH: usize = 255;
+pub(crate) const MAX_ALIAS_LENGTH: usize = 255;
 /// Longest registered-model name (MLflow's column).
-pub const MAX_NAME_LENGTH: usize = 256;
+pub(crate) const MAX_NAME_LENGTH: usize = 256;
 /// Longest description (MLflow's column).
-pub const MAX_DESCRIPTION_LENGTH: usize = 5000;
+pub(crate) const MAX_DESCRIPTION_LENGTH: usize = 5000;
 /// Longest model-version source (MLflow's column).
 pub const MAX_SOURCE_LENGTH: usize = 500;
 
@@ -37,7 +37,7 @@ fn path_not_unique(name: &str) -> bool {
 
 /// A registered model name (`field` names the request field: `name`, `new_name`):
 /// non-blank, without `/` or `:`, not a path that resolves to another name.
-pub fn model_name(field: &str, name: &str) -> Result<(), Error> {
+pub(crate) fn model_name(field: &str, name: &str) -> Result<(), Error> {
     if name.trim().is_empty() {
         return Err(missing(field));
     }
@@ -61,7 +61,7 @@ pub fn model_name(field: &str, name: &str) -> Result<(), Error> {
 }
 
 /// A version number as sent (a decimal string or number): MLflow's `int(version)`.
-pub fn version(raw: &str) -> Result<i64, Error> {
+pub(crate) fn version(raw: &str) -> Result<i64, Error> {
     raw.trim().parse::<i64>().map_err(|_| {
         Error::InvalidParameter(format!(
             "Parameter 'version' must be an integer, got '{raw}'."
@@ -70,7 +70,7 @@ pub fn version(raw: &str) -> Result<i64, Error> {
 }
 
 /// An alias name: non-empty, `[\w-]*`, at most 255 characters.
-pub fn alias(alias: &str) -> Result<(), Error> {
+pub(crate) fn alias(alias: &str) -> Result<(), Error> {
     if alias.is_empty() {
         return Err(Error::InvalidParameter(
             "Registered model alias name cannot be empty.".into(),
@@ -92,7 +92,7 @@ pub fn alias(alias: &str) -> Result<(), Error> {
 }
 
 /// An alias that may be set: valid, and neither `latest` (any case) nor `v<digits>`.
-pub fn settable_alias(name: &str) -> Result<(), Error> {
+pub(crate) fn settable_alias(name: &str) -> Result<(), Error> {
     alias(name)?;
     if name.eq_ignore_ascii_case("latest") {
         return Err(Error::InvalidParameter(
@@ -112,7 +112,7 @@ pub fn settable_alias(name: &str) -> Result<(), Error> {
 }
 
 /// A tag of a registered model or model version.
-pub fn tag(key: &str, value: &str) -> Result<(), Error> {
+pub(crate) fn tag(key: &str, value: &str) -> Result<(), Error> {
     validate_key("key", key)?;
     if value.chars().count() > MAX_TAG_VALUE_LENGTH {
         return Err(too_long("value", MAX_TAG_VALUE_LENGTH));
@@ -121,7 +121,7 @@ pub fn tag(key: &str, value: &str) -> Result<(), Error> {
 }
 
 /// A description (registered model or version).
-pub fn description(text: &str) -> Result<(), Error> {
+pub(crate) fn description(text: &str) -> Result<(), Error> {
     if text.chars().count() > MAX_DESCRIPTION_LENGTH {
         return Err(too_long("description", MAX_DESCRIPTION_LENGTH));
     }

@@ -8,12 +8,12 @@ use crate::util::now_ms;
 use crate::Error;
 
 /// The columns [`from_row`] reads, for `model_versions v` joined to `registered_models r`.
-pub const COLUMNS: &str = "r.name, v.version, v.source, v.storage_location, v.run_id, \
+pub(crate) const COLUMNS: &str = "r.name, v.version, v.source, v.storage_location, v.run_id, \
      v.model_id, v.run_link, v.status, v.stage, v.description, v.user_id, v.creation_time, \
      v.last_updated_time, v.registered_model_id";
 
 /// A version's row, without tags or aliases, and its registered model's id.
-pub fn from_row(r: &Row<'_>) -> crate::db::Result<(i64, ModelVersion)> {
+pub(crate) fn from_row(r: &Row<'_>) -> crate::db::Result<(i64, ModelVersion)> {
     let stage: String = r.get(8)?;
     let mv = ModelVersion {
         name: r.get(0)?,
@@ -36,7 +36,7 @@ pub fn from_row(r: &Row<'_>) -> crate::db::Result<(i64, ModelVersion)> {
 }
 
 /// MLflow's 404 for a model version.
-pub fn not_found(name: &str, version: i64) -> Error {
+pub(crate) fn not_found(name: &str, version: i64) -> Error {
     Error::NotFound(format!(
         "Model Version (name={name}, version={version}) not found"
     ))
@@ -45,7 +45,7 @@ pub fn not_found(name: &str, version: i64) -> Error {
 /// What a new version is made of (the source already checked and resolved, see
 /// `registry::source`).
 #[derive(Debug, Clone, Default)]
-pub struct NewVersion {
+pub(crate) struct NewVersion {
     /// Source as registered.
     pub source: String,
     /// Where its files are.
@@ -65,7 +65,7 @@ pub struct NewVersion {
 }
 
 /// Registers the next version of `name`.
-pub fn create(conn: &Conn, name: &str, new: &NewVersion) -> Result<ModelVersion, Error> {
+pub(crate) fn create(conn: &Conn, name: &str, new: &NewVersion) -> Result<ModelVersion, Error> {
     validate::model_name("name", name)?;
     validate::description(&new.description)?;
     for (k, v) in &new.tags {
@@ -116,13 +116,13 @@ fn row(conn: &Conn, name: &str, version: i64) -> Result<(i64, ModelVersion), Err
 }
 
 /// Version `version` of `name` with its tags and aliases.
-pub fn get(conn: &Conn, name: &str, version: i64) -> Result<ModelVersion, Error> {
+pub(crate) fn get(conn: &Conn, name: &str, version: i64) -> Result<ModelVersion, Error> {
     let (id, mv) = row(conn, name, version)?;
     load(conn, id, mv, true)
 }
 
 /// Fills a version's tags (and its aliases when `aliases`).
-pub fn load(
+pub(crate) fn load(
     conn: &Conn,
     id: i64,
     mut mv: ModelVersion,
@@ -149,7 +149,7 @@ pub fn load(
 
 /// Every version of registered model `id`, newest first, with tags and
 /// aliases.
-pub fn all_of(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
+pub(crate) fn all_of(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
     let rows: Vec<(i64, ModelVersion)> = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM model_versions v \
@@ -165,7 +165,7 @@ pub fn all_of(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
 
 /// The latest version of each stage of registered model `id`, by version, with tags (no
 /// aliases: MLflow's `latest_versions`).
-pub fn latest_per_stage(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
+pub(crate) fn latest_per_stage(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error> {
     let rows: Vec<(i64, ModelVersion)> = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM model_versions v \
@@ -185,7 +185,7 @@ pub fn latest_per_stage(conn: &Conn, id: i64) -> Result<Vec<ModelVersion>, Error
 
 /// The latest version per stage of `name`, limited to `stages` (all when empty), with
 /// their aliases (`get-latest-versions`).
-pub fn latest_versions(
+pub(crate) fn latest_versions(
     conn: &Conn,
     name: &str,
     stages: &[Stage],
@@ -201,7 +201,7 @@ pub fn latest_versions(
 }
 
 /// Sets (or with `None` clears) the description of a version.
-pub fn set_description(
+pub(crate) fn set_description(
     conn: &Conn,
     name: &str,
     version: i64,
@@ -220,7 +220,7 @@ pub fn set_description(
 
 /// Moves a version to `stage`; with `archive_existing`, the other versions in that stage
 /// move to Archived (only for Staging and Production).
-pub fn transition(
+pub(crate) fn transition(
     conn: &Conn,
     name: &str,
     version: i64,
@@ -254,7 +254,7 @@ pub fn transition(
 }
 
 /// Deletes a version with its tags and aliases; its number is never given again.
-pub fn delete(conn: &Conn, name: &str, version: i64) -> Result<(), Error> {
+pub(crate) fn delete(conn: &Conn, name: &str, version: i64) -> Result<(), Error> {
     let (id, _) = row(conn, name, version)?;
     conn.prepare_cached(
         "DELETE FROM model_versions WHERE registered_model_id = ?1 AND version = ?2",
@@ -264,7 +264,7 @@ pub fn delete(conn: &Conn, name: &str, version: i64) -> Result<(), Error> {
 }
 
 /// Where a version's files are (`get-download-uri`).
-pub fn download_uri(conn: &Conn, name: &str, version: i64) -> Result<String, Error> {
+pub(crate) fn download_uri(conn: &Conn, name: &str, version: i64) -> Result<String, Error> {
     Ok(row(conn, name, version)?.1.storage_location)
 }
 
@@ -279,14 +279,20 @@ fn set_tag_of(conn: &Conn, id: i64, version: i64, key: &str, value: &str) -> Res
 }
 
 /// Sets tag `key` of a version.
-pub fn set_tag(conn: &Conn, name: &str, version: i64, key: &str, value: &str) -> Result<(), Error> {
+pub(crate) fn set_tag(
+    conn: &Conn,
+    name: &str,
+    version: i64,
+    key: &str,
+    value: &str,
+) -> Result<(), Error> {
     validate::tag(key, value)?;
     let (id, _) = row(conn, name, version)?;
     set_tag_of(conn, id, version, key, value)
 }
 
 /// Deletes tag `key` of a version (a missing tag is no error, as in MLflow).
-pub fn delete_tag(conn: &Conn, name: &str, version: i64, key: &str) -> Result<(), Error> {
+pub(crate) fn delete_tag(conn: &Conn, name: &str, version: i64, key: &str) -> Result<(), Error> {
     crate::tracking::validation::validate_key("key", key)?;
     let (id, _) = row(conn, name, version)?;
     conn.prepare_cached(
@@ -298,7 +304,7 @@ pub fn delete_tag(conn: &Conn, name: &str, version: i64, key: &str) -> Result<()
 }
 
 /// How many versions registered model `id` has, and the highest version number.
-pub fn count_and_latest(conn: &Conn, id: i64) -> Result<(u64, Option<i64>), Error> {
+pub(crate) fn count_and_latest(conn: &Conn, id: i64) -> Result<(u64, Option<i64>), Error> {
     Ok(conn
         .prepare_cached(
             "SELECT count(*), max(version) FROM model_versions WHERE registered_model_id = ?1",

@@ -50,7 +50,7 @@ struct Queued {
 }
 
 /// The queue of writes and the turns to run them (see the module doc).
-pub struct GroupWriter {
+pub(crate) struct GroupWriter {
     queue: Mutex<VecDeque<Queued>>,
     /// Turns free now.
     turns: Mutex<usize>,
@@ -72,7 +72,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl GroupWriter {
     /// A writer whose groups may commit `turns` at a time (at least one).
-    pub fn new(turns: usize) -> Self {
+    pub(crate) fn new(turns: usize) -> Self {
         GroupWriter {
             queue: Mutex::default(),
             turns: Mutex::new(turns.max(1)),
@@ -84,7 +84,7 @@ impl GroupWriter {
     /// until the group has committed. `conn` gives the turn holder a connection. `run`
     /// names the one run `f` changes, when it changes only that run's rows (its params,
     /// tags and metrics); `None` when it may change anything.
-    pub fn write<T, F>(
+    pub(crate) fn write<T, F>(
         &self,
         conn: impl FnOnce() -> Result<crate::db::Pooled, Error>,
         run: Option<&str>,

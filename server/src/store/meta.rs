@@ -5,7 +5,7 @@ use crate::db::{Conn, OptionalExtension};
 use crate::Error;
 
 /// The value of `key`, if set.
-pub fn get(conn: &Conn, key: &str) -> Result<Option<String>, Error> {
+pub(crate) fn get(conn: &Conn, key: &str) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
         .query_row([key], |r| r.get(0))
@@ -13,7 +13,7 @@ pub fn get(conn: &Conn, key: &str) -> Result<Option<String>, Error> {
 }
 
 /// Sets `key` to `value`.
-pub fn set(conn: &Conn, key: &str, value: &str) -> Result<(), Error> {
+pub(crate) fn set(conn: &Conn, key: &str, value: &str) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO meta (key, value) VALUES (?1, ?2)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",

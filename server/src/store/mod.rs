@@ -156,7 +156,7 @@ impl Store {
     }
 
     /// The folder for the files that live beside the database (see [`Store::open_postgres`]).
-    pub fn files_dir(&self) -> Option<&Path> {
+    pub(crate) fn files_dir(&self) -> Option<&Path> {
         self.files.as_deref()
     }
 

@@ -24,7 +24,7 @@ const OLD_COLUMNS: &str = "n, lo_step, hi_step, lo_ts, hi_ts, \
     nan_step, nan_ts, pinf_step, pinf_ts, ninf_step, ninf_ts";
 
 /// Copies every summary of `metric_blocks` into `metric_summaries`; returns how many.
-pub fn repack_blocks(c: &Conn) -> Result<u64, Error> {
+pub(crate) fn repack_blocks(c: &Conn) -> Result<u64, Error> {
     let sql = format!(
         "SELECT series_id, level, block, {OLD_COLUMNS} FROM metric_blocks
           WHERE (series_id, level, block) > (?1, ?2, ?3)

@@ -22,7 +22,7 @@ pub enum ColumnKind {
 
 impl ColumnKind {
     /// The `kind` stored in `experiment_columns`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ColumnKind::Param => "param",
             ColumnKind::Metric => "metric",
@@ -42,7 +42,12 @@ pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Resul
 
 /// Records `keys` as columns of run `run_id`'s experiment (those that are not already), with
 /// one statement to look and at most one to insert, whatever their number.
-pub fn note_keys(conn: &Conn, run_id: &str, kind: ColumnKind, keys: &[&str]) -> Result<(), Error> {
+pub(crate) fn note_keys(
+    conn: &Conn,
+    run_id: &str,
+    kind: ColumnKind,
+    keys: &[&str],
+) -> Result<(), Error> {
     let mut keys = keys.to_vec();
     keys.sort_unstable();
     keys.dedup();
@@ -84,7 +89,7 @@ pub fn note_keys(conn: &Conn, run_id: &str, kind: ColumnKind, keys: &[&str]) -> 
 
 /// The experiment's column keys of `kind`, sorted; tags without MLflow's `mlflow.` system
 /// keys.
-pub fn column_keys(
+pub(crate) fn column_keys(
     conn: &Conn,
     experiment_id: i64,
     kind: ColumnKind,

@@ -12,14 +12,14 @@ use crate::Error;
 
 mod location;
 
-pub use location::append_to_uri_path;
+pub(crate) use location::append_to_uri_path;
 
 /// Columns read by [`from_row`].
 pub(crate) const COLUMNS: &str =
     "experiment_id, name, artifact_location, lifecycle_stage, creation_time, last_update_time";
 
 /// Parses an experiment id as sent on the wire (a decimal string).
-pub fn parse_id(id: &str) -> Result<i64, Error> {
+pub(crate) fn parse_id(id: &str) -> Result<i64, Error> {
     id.trim()
         .parse::<i64>()
         .map_err(|_| Error::NotFound(format!("No Experiment with id={id} exists")))
@@ -50,7 +50,7 @@ pub(crate) fn with_tags(conn: &Conn, mut exp: Experiment) -> Result<Experiment, 
 }
 
 /// Creates an experiment; the name must be unused (deleted experiments included).
-pub fn create(
+pub(crate) fn create(
     conn: &Conn,
     name: &str,
     artifact_location: Option<&str>,
@@ -61,7 +61,7 @@ pub fn create(
 
 /// [`create`] with the creation time given (ms since the epoch); the demo backdates its
 /// experiments.
-pub fn create_at(
+pub(crate) fn create_at(
     conn: &Conn,
     name: &str,
     artifact_location: Option<&str>,
@@ -109,7 +109,7 @@ pub fn create_at(
 }
 
 /// The id of the experiment named `name` (deleted ones too), if any.
-pub fn find_id_by_name(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
+pub(crate) fn find_id_by_name(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .prepare_cached("SELECT experiment_id FROM experiments WHERE name = ?1")?
         .query_row([name], |r| r.get(0))
@@ -133,7 +133,7 @@ pub fn find_id(conn: &Conn, key: &str) -> Result<i64, Error> {
 }
 
 /// An experiment by id (deleted ones too).
-pub fn get(conn: &Conn, id: i64) -> Result<Experiment, Error> {
+pub(crate) fn get(conn: &Conn, id: i64) -> Result<Experiment, Error> {
     let exp = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM experiments WHERE experiment_id = ?1"
@@ -145,7 +145,7 @@ pub fn get(conn: &Conn, id: i64) -> Result<Experiment, Error> {
 }
 
 /// An experiment by exact name (deleted ones too; names are unique across both).
-pub fn get_by_name(conn: &Conn, name: &str) -> Result<Experiment, Error> {
+pub(crate) fn get_by_name(conn: &Conn, name: &str) -> Result<Experiment, Error> {
     match find_id_by_name(conn, name)? {
         Some(id) => get(conn, id),
         None => Err(Error::NotFound(format!(
@@ -155,7 +155,7 @@ pub fn get_by_name(conn: &Conn, name: &str) -> Result<Experiment, Error> {
 }
 
 /// Renames an active experiment.
-pub fn rename(conn: &Conn, id: i64, new_name: &str) -> Result<(), Error> {
+pub(crate) fn rename(conn: &Conn, id: i64, new_name: &str) -> Result<(), Error> {
     validate_experiment_name(new_name)?;
     let exp = get(conn, id)?;
     if exp.lifecycle_stage != "active" {
@@ -179,7 +179,7 @@ pub fn rename(conn: &Conn, id: i64, new_name: &str) -> Result<(), Error> {
 }
 
 /// Marks an experiment and all its runs deleted (`deleted = true`) or active again.
-pub fn set_deleted(conn: &Conn, id: i64, deleted: bool) -> Result<(), Error> {
+pub(crate) fn set_deleted(conn: &Conn, id: i64, deleted: bool) -> Result<(), Error> {
     let exp = get(conn, id)?;
     if deleted && id == 0 {
         return Err(Error::InvalidParameter(
@@ -224,7 +224,7 @@ fn upsert_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error>
 }
 
 /// Sets (upserts) a tag on an active experiment.
-pub fn set_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error> {
+pub(crate) fn set_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error> {
     validate_key("key", key)?;
     validate_length(
         "Experiment tag value",
@@ -245,7 +245,7 @@ pub fn set_tag(conn: &Conn, id: i64, key: &str, value: &str) -> Result<(), Error
 }
 
 /// Deletes a tag of an experiment; a missing tag is an error.
-pub fn delete_tag(conn: &Conn, id: i64, key: &str) -> Result<(), Error> {
+pub(crate) fn delete_tag(conn: &Conn, id: i64, key: &str) -> Result<(), Error> {
     get(conn, id)?;
     let n = conn
         .prepare_cached("DELETE FROM experiment_tags WHERE experiment_id = ?1 AND key = ?2")?

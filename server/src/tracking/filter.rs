@@ -6,7 +6,7 @@ use crate::Error;
 
 /// A comparator of a filter clause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     /// `=`
     Eq,
     /// `!=`
@@ -31,7 +31,7 @@ pub enum Op {
 
 impl Op {
     /// The comparator as written in MLflow's grammar.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Op::Eq => "=",
             Op::Ne => "!=",
@@ -47,14 +47,14 @@ impl Op {
     }
 
     /// True for `= != < <= > >=`.
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         matches!(self, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
     }
 }
 
 /// An identifier: an optional entity prefix (`metrics`, `params`, ...; lower-cased) and a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ident {
+pub(crate) struct Ident {
     /// The prefix before the first dot, lower-cased; `None` when absent.
     pub kind: Option<String>,
     /// The key (quotes removed).
@@ -63,7 +63,7 @@ pub struct Ident {
 
 /// A literal on the right of a comparator.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Literal {
+pub(crate) enum Literal {
     /// An unquoted number.
     Number(f64),
     /// A quoted string.
@@ -74,7 +74,7 @@ pub enum Literal {
 
 /// One `ident op value` clause.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Clause {
+pub(crate) struct Clause {
     /// Left side.
     pub ident: Ident,
     /// Comparator.
@@ -84,14 +84,14 @@ pub struct Clause {
 }
 
 /// Most AND-ed comparisons in one filter.
-pub const MAX_CLAUSES: usize = 100;
+pub(crate) const MAX_CLAUSES: usize = 100;
 /// Most values in all of a filter's IN lists together.
-pub const MAX_IN_VALUES: usize = 10_000;
+pub(crate) const MAX_IN_VALUES: usize = 10_000;
 /// Most order_by keys in one search.
-pub const MAX_ORDER_BY: usize = 10;
+pub(crate) const MAX_ORDER_BY: usize = 10;
 
 /// `text`, shortened for an error message (a request may send megabytes of it).
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     const MAX: usize = 200;
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
@@ -100,7 +100,7 @@ pub fn excerpt(text: &str) -> String {
 }
 
 /// Refuses more than [`MAX_ORDER_BY`] order_by keys.
-pub fn check_order_by_len(order_by: &[String]) -> Result<(), Error> {
+pub(crate) fn check_order_by_len(order_by: &[String]) -> Result<(), Error> {
     if order_by.len() > MAX_ORDER_BY {
         return Err(Error::InvalidParameter(format!(
             "Invalid value for parameter 'order_by': at most {MAX_ORDER_BY} order_by keys are \
@@ -113,7 +113,7 @@ pub fn check_order_by_len(order_by: &[String]) -> Result<(), Error> {
 
 /// Parses a filter string into its AND-ed clauses ("" or blank = no clause); at most
 /// [`MAX_CLAUSES`] comparisons and [`MAX_IN_VALUES`] IN-list values.
-pub fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
+pub(crate) fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
     let err = |why: String| {
         Error::InvalidParameter(format!("Invalid filter '{}': {why}", excerpt(filter)))
     };
@@ -157,7 +157,7 @@ pub fn parse_filter(filter: &str) -> Result<Vec<Clause>, Error> {
 }
 
 /// Parses one order_by clause: `<ident> [ASC|DESC]`; returns the identifier and `ascending`.
-pub fn parse_order_by(clause: &str) -> Result<(Ident, bool), Error> {
+pub(crate) fn parse_order_by(clause: &str) -> Result<(Ident, bool), Error> {
     let err = |why: String| {
         Error::InvalidParameter(format!(
             "Invalid order_by clause '{}': {why}",

@@ -12,9 +12,9 @@ use api_types as json;
 mod bulk;
 
 /// Most run ids one bulk-interval request may name.
-pub const MAX_BULK_RUNS: usize = 100;
+pub(crate) const MAX_BULK_RUNS: usize = 100;
 /// Most points sampled per run in one bulk-interval request (MLflow's `MAX_RESULTS_PER_RUN`).
-pub const MAX_BULK_RESULTS: usize = 2500;
+pub(crate) const MAX_BULK_RESULTS: usize = 2500;
 
 fn series_of(conn: &Conn, run_id: &str, key: &str) -> Result<Option<i64>, Error> {
     Ok(conn
@@ -33,7 +33,7 @@ fn point(r: &crate::db::Row<'_>) -> crate::db::Result<Point> {
 
 /// Points of `key` in run `run_id` ordered by (timestamp, step, value), skipping `offset`,
 /// at most `limit` (`None` = all). The run must exist.
-pub fn get_history(
+pub(crate) fn get_history(
     conn: &Conn,
     run_id: &str,
     key: &str,
@@ -63,7 +63,7 @@ pub fn get_history(
 /// A series of more than [`SCAN_PER_BUCKET`] points a bucket is sampled from its block
 /// summaries (`series::interval`: rows read grow with `max_results`, not with the points),
 /// a smaller one by streaming its points; both give the same answer.
-pub fn bulk_interval(
+pub(crate) fn bulk_interval(
     conn: &Conn,
     run_ids: &[String],
     key: &str,

@@ -126,7 +126,7 @@ fn log_params(
 }
 
 /// Deletes a tag of an active run; a missing tag is `RESOURCE_DOES_NOT_EXIST`.
-pub fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<(), Error> {
+pub(crate) fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<(), Error> {
     runs::get_active_info(conn, run_id)?;
     if !tags::delete_tag(conn, run_id, key)? {
         return Err(Error::NotFound(format!(
@@ -139,7 +139,7 @@ pub fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<(), Error> {
 /// MLflow's latest-value rule: `new` replaces `old` when (step, timestamp, value) of `new`
 /// is >= that of `old`. A NaN never wins a tie on value; a stored NaN compares as 0 (as
 /// MLflow's SQL store, which keeps NaN as value 0).
-pub fn supersedes(new: &Point, old: &Point) -> bool {
+pub(crate) fn supersedes(new: &Point, old: &Point) -> bool {
     let old_value = if old.value.is_nan() { 0.0 } else { old.value };
     (new.step, new.timestamp) > (old.step, old.timestamp)
         || ((new.step, new.timestamp) == (old.step, old.timestamp) && new.value >= old_value)

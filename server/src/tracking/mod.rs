@@ -39,7 +39,7 @@ pub enum ViewType {
 
 impl ViewType {
     /// The SQL condition on a `lifecycle_stage` column for this view.
-    pub fn sql_condition(self, column: &str) -> String {
+    pub(crate) fn sql_condition(self, column: &str) -> String {
         match self {
             ViewType::ActiveOnly => format!("{column} = 'active'"),
             ViewType::DeletedOnly => format!("{column} = 'deleted'"),
@@ -48,7 +48,7 @@ impl ViewType {
     }
 
     /// Parses MLflow's enum name (`ACTIVE_ONLY`, `DELETED_ONLY`, `ALL`) or number (1, 2, 3).
-    pub fn parse(s: &str) -> Option<ViewType> {
+    pub(crate) fn parse(s: &str) -> Option<ViewType> {
         match s {
             "ACTIVE_ONLY" | "1" => Some(ViewType::ActiveOnly),
             "DELETED_ONLY" | "2" => Some(ViewType::DeletedOnly),
@@ -68,7 +68,10 @@ pub fn write<T>(conn: &mut Conn, f: impl FnOnce(&Conn) -> Result<T, Error>) -> R
 }
 
 /// Runs `f` in one read transaction, so a multi-query read sees one snapshot.
-pub fn read<T>(conn: &mut Conn, f: impl FnOnce(&Conn) -> Result<T, Error>) -> Result<T, Error> {
+pub(crate) fn read<T>(
+    conn: &mut Conn,
+    f: impl FnOnce(&Conn) -> Result<T, Error>,
+) -> Result<T, Error> {
     let tx = conn.transaction(Behavior::Deferred)?;
     let out = f(&tx)?;
     tx.commit()?;

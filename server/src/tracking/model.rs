@@ -2,7 +2,7 @@
 
 /// An experiment with its tags.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Experiment {
+pub(crate) struct Experiment {
     /// Numeric id (`0` is `Default`).
     pub experiment_id: i64,
     /// Unique name, e.g. `/Users/alice@example.com/sft`.
@@ -21,7 +21,7 @@ pub struct Experiment {
 
 /// A run's lifecycle status (MLflow `RunStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     /// Running (1).
     Running,
     /// Scheduled (2).
@@ -36,7 +36,7 @@ pub enum RunStatus {
 
 impl RunStatus {
     /// All statuses in protobuf number order (1-based).
-    pub const ALL: [RunStatus; 5] = [
+    pub(crate) const ALL: [RunStatus; 5] = [
         RunStatus::Running,
         RunStatus::Scheduled,
         RunStatus::Finished,
@@ -45,7 +45,7 @@ impl RunStatus {
     ];
 
     /// The MLflow name, e.g. `FINISHED`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RunStatus::Running => "RUNNING",
             RunStatus::Scheduled => "SCHEDULED",
@@ -56,7 +56,7 @@ impl RunStatus {
     }
 
     /// Parses an MLflow name.
-    pub fn parse(s: &str) -> Option<RunStatus> {
+    pub(crate) fn parse(s: &str) -> Option<RunStatus> {
         Self::ALL.into_iter().find(|st| st.as_str() == s)
     }
 }
@@ -106,7 +106,7 @@ pub struct Metric {
 
 /// A run with its params, tags and latest metrics (MLflow `Run`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     /// Scalar facts.
     pub info: RunInfo,
     /// Latest value per metric key, sorted by key.
@@ -128,7 +128,7 @@ pub fn to_stored(value: f64) -> (bool, f64) {
 }
 
 /// Inverse of [`to_stored`].
-pub fn from_stored(is_nan: bool, value: f64) -> f64 {
+pub(crate) fn from_stored(is_nan: bool, value: f64) -> f64 {
     if is_nan {
         f64::NAN
     } else {

@@ -84,7 +84,7 @@ const NOUNS: &[&str] = &[
 ];
 
 /// A fresh random run name such as `bold-hog-123` (at most 20 characters).
-pub fn random_run_name() -> String {
+pub(crate) fn random_run_name() -> String {
     let mut rng = rand::rng();
     loop {
         let adj = ADJECTIVES[rng.random_range(0..ADJECTIVES.len())];

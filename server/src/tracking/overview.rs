@@ -12,7 +12,7 @@ use crate::permissions::ReadableSql;
 use crate::Error;
 
 /// The tag MLflow uses to nest a run under its parent.
-pub const PARENT_TAG: &str = "mlflow.parentRunId";
+pub(crate) const PARENT_TAG: &str = "mlflow.parentRunId";
 
 /// One experiment row with its run aggregates: active run count and the latest run
 /// start/end, so "last update" reflects logging, not only renames. The latest start and the
@@ -53,7 +53,7 @@ fn summary_row(r: &crate::db::Row<'_>) -> crate::db::Result<json::ExperimentSumm
 
 /// Active experiments that `readable` admits (over the columns `e.experiment_id` and
 /// `e.name`), unordered.
-pub fn active_summaries(
+pub(crate) fn active_summaries(
     c: &Conn,
     readable: &ReadableSql,
 ) -> Result<Vec<json::ExperimentSummary>, Error> {
@@ -70,7 +70,7 @@ pub fn active_summaries(
 }
 
 /// Experiment `id`'s summary (active or deleted); `Error::NotFound` when there is none.
-pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
+pub(crate) fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
     c.prepare_cached(&format!(
         "{} WHERE e.experiment_id = ?1",
         summary_sql(c.engine())
@@ -82,7 +82,7 @@ pub fn summary(c: &Conn, id: i64) -> Result<json::ExperimentSummary, Error> {
 
 /// `Error::NotFound` unless experiment `id` exists (active or deleted); one primary-key
 /// lookup, unlike [`summary`], which aggregates the experiment's runs.
-pub fn check_exists(c: &Conn, id: i64) -> Result<(), Error> {
+pub(crate) fn check_exists(c: &Conn, id: i64) -> Result<(), Error> {
     c.prepare_cached("SELECT 1 FROM experiments WHERE experiment_id = ?1")?
         .query_row([id], |_| Ok(()))
         .optional()?
@@ -92,7 +92,7 @@ pub fn check_exists(c: &Conn, id: i64) -> Result<(), Error> {
 /// The experiment (active or deleted), its tags, and the param, metric and tag keys (tags
 /// without `mlflow.` system keys) its runs have had (`experiment_columns`, see
 /// [`super::columns`]). `can_edit` is the caller's to set.
-pub fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Error> {
+pub(crate) fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Error> {
     let experiment = summary(c, id)?;
     let tags = c
         .prepare_cached(
@@ -118,7 +118,7 @@ pub fn experiment_detail(c: &Conn, id: i64) -> Result<json::ExperimentDetail, Er
 /// The run (active or deleted) with params and tags sorted by key, the latest value of
 /// every metric, and its active children in the same experiment by start time. `parent`
 /// is left empty: whether the caller may see it is the caller's check (see [`run_ref`]).
-pub fn run_detail(c: &Conn, run_id: &str) -> Result<json::RunDetail, Error> {
+pub(crate) fn run_detail(c: &Conn, run_id: &str) -> Result<json::RunDetail, Error> {
     let mut run = c
         .prepare_cached(
             "SELECT r.run_uuid, r.name, r.experiment_id, e.name, r.status, r.lifecycle_stage,
@@ -187,7 +187,7 @@ fn latest_metrics(c: &Conn, run_id: &str) -> Result<Vec<json::LatestMetric>, Err
 }
 
 /// Id, name and status of run `run_id`, if it exists.
-pub fn run_ref(c: &Conn, run_id: &str) -> Result<Option<json::RunRef>, Error> {
+pub(crate) fn run_ref(c: &Conn, run_id: &str) -> Result<Option<json::RunRef>, Error> {
     let found = c
         .prepare_cached("SELECT run_uuid, name, status FROM runs WHERE run_uuid = ?1")?
         .query_row([run_id], ref_row)

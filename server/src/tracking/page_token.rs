@@ -9,12 +9,12 @@ use crate::Error;
 const MAX_OFFSET: u64 = 1 << 40;
 
 /// Encodes a page token for the given offset.
-pub fn encode(offset: usize) -> String {
+pub(crate) fn encode(offset: usize) -> String {
     STANDARD.encode(format!("{{\"offset\": {offset}}}"))
 }
 
 /// Decodes an optional page token into an offset (absent or empty = 0).
-pub fn decode(token: Option<&str>) -> Result<usize, Error> {
+pub(crate) fn decode(token: Option<&str>) -> Result<usize, Error> {
     let Some(token) = token.filter(|t| !t.is_empty()) else {
         return Ok(0);
     };

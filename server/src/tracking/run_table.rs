@@ -12,7 +12,7 @@ use crate::db::sql::{json_array, json_list};
 use crate::Error;
 
 /// Rows for `ids` in that order, with the requested columns filled.
-pub fn load_rows(
+pub(crate) fn load_rows(
     c: &Conn,
     ids: &[String],
     columns: &json::RunTableColumns,

@@ -14,7 +14,7 @@ const INFO_COLUMNS: &str = "run_uuid, experiment_id, name, user_id, status, star
 
 /// What `runs/create` asks for.
 #[derive(Debug, Clone, Default)]
-pub struct NewRun {
+pub(crate) struct NewRun {
     /// Target experiment.
     pub experiment_id: i64,
     /// User id ("" when absent).
@@ -42,13 +42,13 @@ fn info_from_row(r: &Row<'_>) -> crate::db::Result<RunInfo> {
 }
 
 /// Creates a run in an active experiment; returns its (random) id.
-pub fn create(conn: &Conn, new: NewRun) -> Result<String, Error> {
+pub(crate) fn create(conn: &Conn, new: NewRun) -> Result<String, Error> {
     create_with_id(conn, uuid::Uuid::new_v4().simple().to_string(), new)
 }
 
 /// [`create`] with the run id given (32 lowercase hex chars): the demo derives its ids from
 /// its seed, so that its data is the same on every load.
-pub fn create_with_id(conn: &Conn, run_id: String, new: NewRun) -> Result<String, Error> {
+pub(crate) fn create_with_id(conn: &Conn, run_id: String, new: NewRun) -> Result<String, Error> {
     let exp = experiments::get(conn, new.experiment_id)?;
     if exp.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -95,7 +95,7 @@ pub fn create_with_id(conn: &Conn, run_id: String, new: NewRun) -> Result<String
 }
 
 /// The info of a run (deleted ones too); `Run with id=X not found` otherwise.
-pub fn get_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
+pub(crate) fn get_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
     conn.prepare_cached(&format!(
         "SELECT {INFO_COLUMNS} FROM runs WHERE run_uuid = ?1"
     ))?
@@ -105,7 +105,11 @@ pub fn get_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
 }
 
 /// The info of the first-started run named `name` in experiment `experiment_id`, if any.
-pub fn find_by_name(conn: &Conn, experiment_id: i64, name: &str) -> Result<Option<RunInfo>, Error> {
+pub(crate) fn find_by_name(
+    conn: &Conn,
+    experiment_id: i64,
+    name: &str,
+) -> Result<Option<RunInfo>, Error> {
     Ok(conn
         .prepare_cached(&format!(
             "SELECT {INFO_COLUMNS} FROM runs WHERE experiment_id = ?1 AND name = ?2 \
@@ -116,7 +120,7 @@ pub fn find_by_name(conn: &Conn, experiment_id: i64, name: &str) -> Result<Optio
 }
 
 /// The info of a run that must be active (for writes).
-pub fn get_active_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
+pub(crate) fn get_active_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
     let info = get_info(conn, run_id)?;
     if info.lifecycle_stage != "active" {
         return Err(Error::InvalidState(format!(
@@ -128,7 +132,7 @@ pub fn get_active_info(conn: &Conn, run_id: &str) -> Result<RunInfo, Error> {
 }
 
 /// A whole run.
-pub fn get(conn: &Conn, run_id: &str) -> Result<Run, Error> {
+pub(crate) fn get(conn: &Conn, run_id: &str) -> Result<Run, Error> {
     get_info(conn, run_id)?;
     load_runs(conn, &[run_id.to_string()])?
         .pop()
@@ -136,7 +140,7 @@ pub fn get(conn: &Conn, run_id: &str) -> Result<Run, Error> {
 }
 
 /// Loads whole runs for `ids`, in that order (unknown ids are skipped).
-pub fn load_runs(conn: &Conn, ids: &[String]) -> Result<Vec<Run>, Error> {
+pub(crate) fn load_runs(conn: &Conn, ids: &[String]) -> Result<Vec<Run>, Error> {
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         out.extend(load_chunk(conn, chunk)?);
@@ -216,7 +220,7 @@ fn load_chunk(conn: &Conn, ids: &[String]) -> Result<Vec<Run>, Error> {
 }
 
 /// Updates status, end time and/or name of an active run; returns the new info.
-pub fn update(
+pub(crate) fn update(
     conn: &Conn,
     run_id: &str,
     status: Option<RunStatus>,
@@ -240,7 +244,7 @@ pub fn update(
 }
 
 /// Marks a run deleted (`true`) or active again.
-pub fn set_deleted(conn: &Conn, run_id: &str, deleted: bool) -> Result<(), Error> {
+pub(crate) fn set_deleted(conn: &Conn, run_id: &str, deleted: bool) -> Result<(), Error> {
     get_info(conn, run_id)?;
     let (stage, time) = if deleted {
         ("deleted", Some(now_ms()))

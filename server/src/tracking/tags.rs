@@ -13,14 +13,14 @@ use crate::db::sql::{json_array, json_pairs};
 use crate::Error;
 
 /// The tag that mirrors a run's name.
-pub const RUN_NAME_TAG: &str = "mlflow.runName";
+pub(crate) const RUN_NAME_TAG: &str = "mlflow.runName";
 
 /// Upserts tags of a run; setting `mlflow.runName` renames the run. `path` prefixes field
 /// names in errors: `tags` gives `tags[i].key`, anything else names the single field `key`.
 /// A key given twice keeps its last value. One statement writes them all and one or two
 /// note their column keys, whatever their number (each statement is a round trip on
 /// PostgreSQL).
-pub fn set_tags(
+pub(crate) fn set_tags(
     conn: &Conn,
     run_id: &str,
     tags: &[(String, String)],
@@ -68,7 +68,7 @@ pub fn set_tags(
 }
 
 /// Deletes a tag of a run; `false` when the run had no such tag.
-pub fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<bool, Error> {
+pub(crate) fn delete_tag(conn: &Conn, run_id: &str, key: &str) -> Result<bool, Error> {
     let n = conn
         .prepare_cached("DELETE FROM tags WHERE run_uuid = ?1 AND key = ?2")?
         .execute(params![run_id, key])?;

@@ -3,29 +3,29 @@
 use crate::Error;
 
 /// Longest metric/param/tag key.
-pub const MAX_KEY_LENGTH: usize = 250;
+pub(crate) const MAX_KEY_LENGTH: usize = 250;
 /// Longest param value; longer ones are truncated (MLflow's `MLFLOW_TRUNCATE_LONG_VALUES`).
-pub const MAX_PARAM_VALUE_LENGTH: usize = 6000;
+pub(crate) const MAX_PARAM_VALUE_LENGTH: usize = 6000;
 /// Longest run tag value; longer ones are truncated.
-pub const MAX_TAG_VALUE_LENGTH: usize = 8000;
+pub(crate) const MAX_TAG_VALUE_LENGTH: usize = 8000;
 /// Longest experiment tag value.
-pub const MAX_EXPERIMENT_TAG_VALUE_LENGTH: usize = 5000;
+pub(crate) const MAX_EXPERIMENT_TAG_VALUE_LENGTH: usize = 5000;
 /// Longest experiment name.
-pub const MAX_EXPERIMENT_NAME_LENGTH: usize = 500;
+pub(crate) const MAX_EXPERIMENT_NAME_LENGTH: usize = 500;
 /// Longest artifact location.
-pub const MAX_ARTIFACT_LOCATION_LENGTH: usize = 2048;
+pub(crate) const MAX_ARTIFACT_LOCATION_LENGTH: usize = 2048;
 /// Metrics per log-batch request.
-pub const MAX_METRICS_PER_BATCH: usize = 1000;
+pub(crate) const MAX_METRICS_PER_BATCH: usize = 1000;
 /// Params (and, separately, tags) per log-batch request.
-pub const MAX_PARAMS_TAGS_PER_BATCH: usize = 100;
+pub(crate) const MAX_PARAMS_TAGS_PER_BATCH: usize = 100;
 /// Metrics + params + tags per log-batch request.
-pub const MAX_ENTITIES_PER_BATCH: usize = 1000;
+pub(crate) const MAX_ENTITIES_PER_BATCH: usize = 1000;
 
 const BAD_CHARACTERS: &str = "Names may only contain alphanumerics, underscores (_), dashes (-), \
      periods (.), spaces ( ), colon(:) and slashes (/).";
 
 /// MLflow's "Invalid value X for parameter 'p' supplied" message (X JSON-encoded).
-pub fn invalid_value(path: &str, value: &str, detail: &str) -> Error {
+pub(crate) fn invalid_value(path: &str, value: &str, detail: &str) -> Error {
     let shown = serde_json::Value::String(value.to_string()).to_string();
     let detail = if detail.is_empty() {
         ".".to_string()
@@ -40,7 +40,7 @@ pub fn invalid_value(path: &str, value: &str, detail: &str) -> Error {
 /// Checks a metric, param or tag key: charset `^[/\w.\- :]*$`, unchanged by
 /// `posixpath.normpath`, not `.`/`..`-prefixed or absolute, at most 250 characters.
 /// `path` names the request field for the message (e.g. `key`, `metrics[0].key`).
-pub fn validate_key(path: &str, key: &str) -> Result<(), Error> {
+pub(crate) fn validate_key(path: &str, key: &str) -> Result<(), Error> {
     let ok_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '/' | '.' | '-' | ' ' | ':');
     if !key.chars().all(ok_char) {
         return Err(invalid_value(path, key, BAD_CHARACTERS));
@@ -75,7 +75,7 @@ fn path_not_unique(name: &str) -> bool {
 }
 
 /// Truncates `value` to at most `max` characters (MLflow truncates long param/tag values).
-pub fn truncate(value: String, max: usize) -> String {
+pub(crate) fn truncate(value: String, max: usize) -> String {
     match value.char_indices().nth(max) {
         Some((cut, _)) => value[..cut].to_string(),
         None => value,
@@ -83,22 +83,22 @@ pub fn truncate(value: String, max: usize) -> String {
 }
 
 /// Longest run name (MLflow's `runs.name` column).
-pub const MAX_RUN_NAME_LENGTH: usize = 250;
+pub(crate) const MAX_RUN_NAME_LENGTH: usize = 250;
 /// Longest `user_id` of a run (MLflow's `runs.user_id` column).
-pub const MAX_USER_ID_LENGTH: usize = 256;
+pub(crate) const MAX_USER_ID_LENGTH: usize = 256;
 
 /// Checks a run name's length.
-pub fn validate_run_name(name: &str) -> Result<(), Error> {
+pub(crate) fn validate_run_name(name: &str) -> Result<(), Error> {
     validate_length("Run name", name, MAX_RUN_NAME_LENGTH)
 }
 
 /// Checks a run's `user_id` length.
-pub fn validate_user_id(user_id: &str) -> Result<(), Error> {
+pub(crate) fn validate_user_id(user_id: &str) -> Result<(), Error> {
     validate_length("user_id", user_id, MAX_USER_ID_LENGTH)
 }
 
 /// Checks that `value` has at most `max` characters.
-pub fn validate_length(what: &str, value: &str, max: usize) -> Result<(), Error> {
+pub(crate) fn validate_length(what: &str, value: &str, max: usize) -> Result<(), Error> {
     let len = value.chars().count();
     if len > max {
         return Err(Error::InvalidParameter(format!(
@@ -109,7 +109,11 @@ pub fn validate_length(what: &str, value: &str, max: usize) -> Result<(), Error>
 }
 
 /// Checks the sizes of a log-batch request.
-pub fn validate_batch_sizes(metrics: usize, params: usize, tags: usize) -> Result<(), Error> {
+pub(crate) fn validate_batch_sizes(
+    metrics: usize,
+    params: usize,
+    tags: usize,
+) -> Result<(), Error> {
     let over = |what: &str, got: usize, max: usize| {
         Error::InvalidParameter(format!(
             "A batch logging request can contain at most {max} {what}. Got {got} {what}. \
@@ -137,7 +141,7 @@ pub fn validate_batch_sizes(metrics: usize, params: usize, tags: usize) -> Resul
 }
 
 /// Checks an experiment name: non-empty, at most 500 characters.
-pub fn validate_experiment_name(name: &str) -> Result<(), Error> {
+pub(crate) fn validate_experiment_name(name: &str) -> Result<(), Error> {
     if name.is_empty() {
         return Err(Error::InvalidParameter(
             "Invalid experiment name: ''".to_string(),
@@ -147,7 +151,7 @@ pub fn validate_experiment_name(name: &str) -> Result<(), Error> {
 }
 
 /// Checks a user-supplied artifact location.
-pub fn validate_artifact_location(loc: &str) -> Result<(), Error> {
+pub(crate) fn validate_artifact_location(loc: &str) -> Result<(), Error> {
     validate_length("artifact_location", loc, MAX_ARTIFACT_LOCATION_LENGTH)?;
     if loc.starts_with("runs:") {
         return Err(Error::InvalidParameter(

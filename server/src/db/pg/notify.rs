@@ -21,7 +21,7 @@ use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 use super::PgPool;
 /// Longest payload PostgreSQL accepts in a notification is 8,000 bytes; callers keep under.
-pub const MAX_PAYLOAD: usize = 7_900;
+pub(crate) const MAX_PAYLOAD: usize = 7_900;
 
 /// Payloads queued for [`Notifier`]'s task before new ones are dropped.
 const QUEUE: usize = 4_096;
@@ -31,11 +31,11 @@ const FIRST_LISTEN: Duration = Duration::from_secs(10);
 
 /// What a listener is told: a payload, or `None` after its session reconnected (payloads
 /// may have been missed in between).
-pub type OnNotify = Arc<dyn Fn(Option<&str>) + Send + Sync>;
+pub(crate) type OnNotify = Arc<dyn Fn(Option<&str>) + Send + Sync>;
 
 /// Sends notifications on one channel (see [`PgPool::notifier`]). Cheap to clone.
 #[derive(Clone)]
-pub struct Notifier {
+pub(crate) struct Notifier {
     tx: mpsc::Sender<String>,
 }
 
@@ -48,7 +48,7 @@ impl std::fmt::Debug for Notifier {
 impl Notifier {
     /// Queues `payload` (at most [`MAX_PAYLOAD`] bytes); false when the queue is full or
     /// the pool is gone, and the payload dropped.
-    pub fn notify(&self, payload: String) -> bool {
+    pub(crate) fn notify(&self, payload: String) -> bool {
         debug_assert!(payload.len() <= MAX_PAYLOAD);
         self.tx.try_send(payload).is_ok()
     }
@@ -90,7 +90,7 @@ impl PgPool {
     /// A sender of notifications on `channel`: one task sends them in the order queued,
     /// each over a pooled connection (`SELECT pg_notify(…)`, delivered at once, outside any
     /// transaction of the caller's).
-    pub fn notifier(&self, channel: &str) -> Notifier {
+    pub(crate) fn notifier(&self, channel: &str) -> Notifier {
         let (tx, mut rx) = mpsc::channel::<String>(QUEUE);
         let pool = self.pool.clone();
         let channel = channel.to_owned();

@@ -17,7 +17,7 @@ fn loss(i: u32) -> f64 {
 }
 
 /// `train.log`: one line per 100 steps, as a training script prints.
-pub fn train_log() -> String {
+pub(crate) fn train_log() -> String {
     let mut out =
         String::from("INFO starting sft of llama-7b on alpaca-cleaned (8 x A100, bf16, zero-2)\n");
     for i in 0..POINTS {
@@ -34,7 +34,7 @@ pub fn train_log() -> String {
 }
 
 /// `config.json`: what the run was started with.
-pub fn config_json() -> String {
+pub(crate) fn config_json() -> String {
     let config = serde_json::json!({
         "model": { "base": "llama-7b", "max_seq_len": 2048, "gradient_checkpointing": true },
         "data": { "dataset": "alpaca-cleaned", "packing": true, "val_fraction": 0.02 },
@@ -46,7 +46,7 @@ pub fn config_json() -> String {
 }
 
 /// `eval/samples.csv`: prompts, references and the model's answers, scored.
-pub fn samples_csv() -> String {
+pub(crate) fn samples_csv() -> String {
     let rows = [
         (
             "Translate 'good morning' to French.",
@@ -84,12 +84,12 @@ pub fn samples_csv() -> String {
 }
 
 /// `eval/summary.json`.
-pub fn eval_summary() -> String {
+pub(crate) fn eval_summary() -> String {
     r#"{"eval_loss": 1.0611, "mt_bench": 6.42, "exact_match": 0.733, "samples": 6}"#.to_owned()
 }
 
 /// `plots/loss.png`: the loss curve, drawn on a white background with grid lines.
-pub fn loss_png() -> Vec<u8> {
+pub(crate) fn loss_png() -> Vec<u8> {
     let (w, h, pad) = (320u32, 180u32, 16u32);
     let y_at = |x: u32| {
         let t = f64::from(x.saturating_sub(pad)) * f64::from(POINTS - 1) / f64::from(w - 2 * pad);
@@ -114,7 +114,7 @@ pub fn loss_png() -> Vec<u8> {
 }
 
 /// `model/MLmodel` of the demo's logged model `model_id`, logged by `run_id`.
-pub fn mlmodel(run_id: &str, model_id: &str) -> String {
+pub(crate) fn mlmodel(run_id: &str, model_id: &str) -> String {
     format!(
         "artifact_path: model
 flavors:
@@ -141,11 +141,11 @@ utc_time_created: '2026-11-20 09:41:07.512337'
 }
 
 /// `model/requirements.txt`.
-pub const REQUIREMENTS: &str =
+pub(crate) const REQUIREMENTS: &str =
     "mlflow==3.17.2\ntorch==2.4.0\ntransformers==4.44.2\naccelerate==0.33.0\n";
 
 /// `model/python_env.yaml`.
-pub const PYTHON_ENV: &str =
+pub(crate) const PYTHON_ENV: &str =
     "python: 3.11.9\nbuild_dependencies:\n  - pip==24.2\ndependencies:\n  - -r requirements.txt\n";
 
 #[cfg(test)]

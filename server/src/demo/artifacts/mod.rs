@@ -32,7 +32,7 @@ const MARKER: &str = "demo_artifacts_loaded";
 /// The run that gets the files.
 const RUN: &str = "sft-7b-lr2e-5";
 /// The demo's registered model.
-pub const REGISTERED_MODEL: &str = "sft-7b-chat";
+pub(crate) const REGISTERED_MODEL: &str = "sft-7b-chat";
 
 /// A file to store: where, and its bytes.
 type File = (ArtifactPath, Vec<u8>);

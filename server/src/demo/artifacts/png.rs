@@ -55,7 +55,7 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 }
 
 /// A `width` × `height` RGB image whose pixel at (x, y) is `pixel(x, y)`, as PNG bytes.
-pub fn encode(width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> Vec<u8> {
+pub(crate) fn encode(width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> Vec<u8> {
     let mut raw = Vec::with_capacity((height * (1 + 3 * width)) as usize);
     for y in 0..height {
         raw.push(0);

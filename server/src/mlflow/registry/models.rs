@@ -17,7 +17,7 @@ use crate::AppState;
 type Reply = Result<Json<Value>, MlflowError>;
 
 /// `POST registered-models/create`: any signed-in user; the creator gets MANAGE.
-pub async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let description = f.opt_str("description")?;
     let tags = f.key_values("tags")?;
@@ -31,14 +31,14 @@ pub async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
 }
 
 /// `GET registered-models/get`
-pub async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let rm = read(&s, move |c| models::get(c, &name)).await?;
     Ok(Json(json!({ "registered_model": wire::model(&rm) })))
 }
 
 /// `PATCH registered-models/update`: sets the description (absent: cleared, as MLflow).
-pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let description = f.opt_str("description")?;
     let rm = write(&s, move |c| {
@@ -49,7 +49,7 @@ pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST registered-models/rename`: versions, aliases, tags and grants go along.
-pub async fn rename(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn rename(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let new_name = f.opt_str("new_name")?.unwrap_or_default();
     let rm = write(&s, move |c| models::rename(c, &name, &new_name)).await?;
@@ -57,14 +57,14 @@ pub async fn rename(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE registered-models/delete`
-pub async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     write(&s, move |c| models::delete(c, &name)).await?;
     Ok(Json(json!({})))
 }
 
 /// `GET registered-models/search`: only models the caller may read (pages included).
-pub async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let limit = max_results(&f, search::MODELS_DEFAULT, search::MODELS_MAX)?;
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
@@ -88,7 +88,7 @@ pub async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
 
 /// `POST|GET registered-models/get-latest-versions`: the latest version of each of
 /// `stages` (every stage when none).
-pub async fn latest_versions(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn latest_versions(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let stages = f
         .str_list("stages")?
@@ -104,7 +104,7 @@ pub async fn latest_versions(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST registered-models/set-tag`
-pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let key = f.req_str("key")?;
     let value = f.opt_str("value")?.unwrap_or_default();
@@ -113,7 +113,7 @@ pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE registered-models/delete-tag`
-pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let key = f.req_str("key")?;
     write(&s, move |c| models::delete_tag(c, &name, &key)).await?;
@@ -121,7 +121,7 @@ pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST registered-models/alias`
-pub async fn set_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn set_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let alias = f.req_str("alias")?;
     let version = validate::version(&f.req_str("version")?)?;
@@ -130,7 +130,7 @@ pub async fn set_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE registered-models/alias`
-pub async fn delete_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let alias = f.req_str("alias")?;
     write(&s, move |c| aliases::delete(c, &name, &alias)).await?;
@@ -138,7 +138,7 @@ pub async fn delete_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `GET registered-models/alias`: the version an alias names (`latest`: the newest).
-pub async fn get_by_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get_by_alias(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let alias = f.req_str("alias")?;
     let mv = read(&s, move |c| aliases::version_of(c, &name, &alias)).await?;

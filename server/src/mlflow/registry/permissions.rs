@@ -94,7 +94,7 @@ fn permission_json(t: &Target, user_id: i64, level: Option<Level>) -> Value {
 
 /// `POST registered-models/permissions/create`: a new grant (an existing one is
 /// RESOURCE_ALREADY_EXISTS).
-pub async fn create(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn create(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let t = target(&f, true)?;
     let body = write(&s, move |c| {
         let id = models::id_of(c, &t.name)?;
@@ -113,7 +113,7 @@ pub async fn create(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `GET registered-models/permissions/get`
-pub async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let t = target(&f, false)?;
     let body = read(&s, move |c| {
         let (_, uid, level) = existing(c, &t)?;
@@ -124,7 +124,7 @@ pub async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `PATCH registered-models/permissions/update`
-pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let t = target(&f, true)?;
     write(&s, move |c| {
         let (id, _, _) = existing(c, &t)?;
@@ -135,7 +135,7 @@ pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE registered-models/permissions/delete`
-pub async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let t = target(&f, false)?;
     write(&s, move |c| {
         let (id, _, _) = existing(c, &t)?;
@@ -146,7 +146,7 @@ pub async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `users/permissions/grant` for registered model `name` (DENY is NO_PERMISSIONS).
-pub async fn grant_user(s: &AppState, f: &Fields, name: String) -> Result<(), Error> {
+pub(crate) async fn grant_user(s: &AppState, f: &Fields, name: String) -> Result<(), Error> {
     let who = user(&f.req_str("username")?);
     let permission = f.req_str("permission")?;
     let level = match permission.as_str() {
@@ -161,7 +161,7 @@ pub async fn grant_user(s: &AppState, f: &Fields, name: String) -> Result<(), Er
 }
 
 /// `users/permissions/revoke` for registered model `name`.
-pub async fn revoke_user(s: &AppState, f: &Fields, name: String) -> Result<(), Error> {
+pub(crate) async fn revoke_user(s: &AppState, f: &Fields, name: String) -> Result<(), Error> {
     let who = user(&f.req_str("username")?);
     write(s, move |c| {
         let id = models::id_of(c, &name)?;
@@ -178,7 +178,7 @@ pub async fn revoke_user(s: &AppState, f: &Fields, name: String) -> Result<(), E
 
 /// `users/permissions/get` for registered model `name`: the user's effective permission
 /// (`allowed` from EDIT up); an unknown model is NO_PERMISSIONS.
-pub async fn get_user(s: &AppState, f: &Fields, name: String) -> Result<Value, Error> {
+pub(crate) async fn get_user(s: &AppState, f: &Fields, name: String) -> Result<Value, Error> {
     let username = f.req_str("username")?;
     let level = read(s, move |c| {
         let target = crate::permissions::caller_for(c, &username)?;

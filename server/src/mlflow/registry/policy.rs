@@ -12,10 +12,10 @@ use crate::registry::{grants, validate};
 use crate::Error;
 
 /// The `resource_type` of registered models in `users/permissions/*`.
-pub const RESOURCE_TYPE: &str = "registered_model";
+pub(crate) const RESOURCE_TYPE: &str = "registered_model";
 
 /// `name` (checked) with at least `need`.
-pub fn registered_model(
+pub(crate) fn registered_model(
     conn: &Conn,
     caller: &Caller,
     f: &Fields,
@@ -27,7 +27,7 @@ pub fn registered_model(
 }
 
 /// The source fields of `model-versions/create`.
-pub fn source_request(f: &Fields) -> Result<source::Request, Error> {
+pub(crate) fn source_request(f: &Fields) -> Result<source::Request, Error> {
     Ok(source::Request {
         source: f.req_str("source")?,
         run_id: f.opt_str("run_id")?,
@@ -38,7 +38,7 @@ pub fn source_request(f: &Fields) -> Result<source::Request, Error> {
 /// `model-versions/create`: EDIT on `name`, and READ on what the source comes from (the
 /// run's or logged model's experiment, or the registered model it copies). An unknown run
 /// or logged model is MLflow's 400 for a source its id does not vouch for.
-pub fn create_version(conn: &Conn, caller: &Caller, f: &Fields) -> Result<(), Error> {
+pub(crate) fn create_version(conn: &Conn, caller: &Caller, f: &Fields) -> Result<(), Error> {
     registered_model(conn, caller, f, Level::CanEdit)?;
     let req = source_request(f)?;
     for anchor in source::anchors(&req) {
@@ -66,7 +66,7 @@ pub fn create_version(conn: &Conn, caller: &Caller, f: &Fields) -> Result<(), Er
 
 /// The registered model named by `resource_type` `registered_model` / `resource_id`, or
 /// `None` for another resource type.
-pub fn resource(f: &Fields) -> Result<Option<String>, Error> {
+pub(crate) fn resource(f: &Fields) -> Result<Option<String>, Error> {
     if f.req_str("resource_type")? != RESOURCE_TYPE {
         return Ok(None);
     }
@@ -81,13 +81,13 @@ pub fn resource(f: &Fields) -> Result<Option<String>, Error> {
 }
 
 /// `users/permissions/grant|revoke` on a registered model: MANAGE on it.
-pub fn manage_resource(conn: &Conn, caller: &Caller, name: &str) -> Result<(), Error> {
+pub(crate) fn manage_resource(conn: &Conn, caller: &Caller, name: &str) -> Result<(), Error> {
     grants::require(conn, caller, name, Level::CanManage).map(drop)
 }
 
 /// `users/permissions/get` on a registered model: admins, the user asked about, or its
 /// managers.
-pub fn get_user_permission(
+pub(crate) fn get_user_permission(
     conn: &Conn,
     caller: &Caller,
     f: &Fields,

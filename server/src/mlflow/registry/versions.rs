@@ -26,7 +26,7 @@ fn name_and_version(f: &Fields) -> Result<(String, i64), Error> {
 
 /// `POST model-versions/create`: EDIT on the model and READ on the source (see
 /// `policy::create_version`); the version is READY at once.
-pub async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let name = f.req_str("name")?;
     let req = policy::source_request(&f)?;
     let mut new = NewVersion {
@@ -53,14 +53,14 @@ pub async fn create(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
 }
 
 /// `GET model-versions/get`
-pub async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn get(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let mv = read(&s, move |c| versions::get(c, &name, version)).await?;
     Ok(Json(json!({ "model_version": wire::version(&mv) })))
 }
 
 /// `PATCH model-versions/update`: sets the description.
-pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let description = f.opt_str("description")?;
     let mv = write(&s, move |c| {
@@ -71,7 +71,7 @@ pub async fn update(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `POST model-versions/transition-stage`
-pub async fn transition_stage(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn transition_stage(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let stage = Stage::parse(&f.req_str("stage")?)?;
     let archive = f.opt_bool("archive_existing_versions")?.unwrap_or(false);
@@ -83,7 +83,7 @@ pub async fn transition_stage(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE model-versions/delete`
-pub async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     write(&s, move |c| versions::delete(c, &name, version)).await?;
     Ok(Json(json!({})))
@@ -92,14 +92,14 @@ pub async fn delete(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 /// `GET model-versions/get-download-uri`: where the version's files are (for a logged
 /// model, its `mlflow-artifacts:/` location, which the stock client downloads through the
 /// artifact proxy).
-pub async fn download_uri(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn download_uri(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let uri = read(&s, move |c| versions::download_uri(c, &name, version)).await?;
     Ok(Json(json!({ "artifact_uri": uri })))
 }
 
 /// `GET model-versions/search`: only versions of models the caller may read.
-pub async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
+pub(crate) async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> Reply {
     let limit = max_results(&f, search::VERSIONS_DEFAULT, search::VERSIONS_MAX)?;
     let offset = page_token::decode(f.opt_str("page_token")?.as_deref())?;
     let filter = f.opt_str("filter")?.unwrap_or_default();
@@ -122,7 +122,7 @@ pub async fn search(State(s): State<AppState>, caller: Caller, Msg(f): Msg) -> R
 }
 
 /// `POST model-versions/set-tag`
-pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let key = f.req_str("key")?;
     let value = f.opt_str("value")?.unwrap_or_default();
@@ -134,7 +134,7 @@ pub async fn set_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
 }
 
 /// `DELETE model-versions/delete-tag`
-pub async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
+pub(crate) async fn delete_tag(State(s): State<AppState>, Msg(f): Msg) -> Reply {
     let (name, version) = name_and_version(&f)?;
     let key = f.req_str("key")?;
     write(&s, move |c| versions::delete_tag(c, &name, version, &key)).await?;

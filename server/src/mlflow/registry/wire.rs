@@ -17,7 +17,7 @@ fn tags(list: &[(String, String)]) -> Value {
 /// A model version. Never a `user_id`: MLflow's server leaves it empty (runlens keeps who
 /// registered a version for its own Models pages only). `aliases` only where `mv` holds
 /// them (not in `model-versions/search`, as in MLflow).
-pub fn version(mv: &ModelVersion) -> Value {
+pub(crate) fn version(mv: &ModelVersion) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(mv.name));
     m.insert("version".into(), json!(mv.version.to_string()));
@@ -42,7 +42,7 @@ pub fn version(mv: &ModelVersion) -> Value {
 }
 
 /// A registered model with its latest versions, tags and aliases.
-pub fn model(rm: &RegisteredModel) -> Value {
+pub(crate) fn model(rm: &RegisteredModel) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(rm.name));
     m.insert("creation_timestamp".into(), json!(rm.creation_time));

@@ -30,7 +30,7 @@ use crate::db::pg::PgPool;
 use crate::db::{Behavior, Conn, DbError, Engine};
 use crate::Store;
 
-pub use plan::Database;
+pub(crate) use plan::Database;
 
 /// Why a copy did not happen. Nothing was committed to the target in any case.
 #[derive(Debug, thiserror::Error)]

@@ -104,7 +104,7 @@ const USES_NETLOC: &[&str] = &[
 /// MLflow's `append_to_uri_path(uri, path)`: `path` (relative, e.g. `<run_id>/artifacts`)
 /// joined to the path of `uri`, keeping its query and fragment after it:
 /// `s3://b/p?x=1` + `r/artifacts` = `s3://b/p/r/artifacts?x=1`.
-pub fn append_to_uri_path(uri: &str, path: &str) -> String {
+pub(crate) fn append_to_uri_path(uri: &str, path: &str) -> String {
     let p = split(uri);
     if p.scheme.is_empty() {
         // A plain path: joined as a whole, a `?` in it included.
@@ -207,7 +207,7 @@ fn resolve_against(loc: &str, cwd: &Path) -> String {
 
 /// [`resolve_against`] the server's working directory, as `mlflow server` resolves a
 /// relative `artifact_location`.
-pub fn resolve_if_local(loc: &str) -> Result<String, Error> {
+pub(crate) fn resolve_if_local(loc: &str) -> Result<String, Error> {
     if !matches!(split(loc).scheme.as_str(), "" | "file") {
         return Ok(loc.to_string());
     }
@@ -221,7 +221,7 @@ pub fn resolve_if_local(loc: &str) -> Result<String, Error> {
 
 /// MLflow's `validate_query_string`: a query that contains `..` once decoded could be
 /// read as part of the path when something is appended to the location.
-pub fn query_is_safe(loc: &str) -> bool {
+pub(crate) fn query_is_safe(loc: &str) -> bool {
     let Some(query) = split(loc).query else {
         return true;
     };

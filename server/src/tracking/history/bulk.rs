@@ -52,7 +52,7 @@ struct Bucket {
 
 /// Samples one run's points; feed every point in order with [`Sampler::push`].
 #[derive(Debug)]
-pub struct Sampler {
+pub(crate) struct Sampler {
     /// Points in the run (within the requested steps).
     total: u64,
     /// Buckets asked for (`max_results`).
@@ -68,7 +68,7 @@ pub struct Sampler {
 impl Sampler {
     /// A sampler for `total` points (counted beforehand, in the same read transaction)
     /// into at most `max_results` buckets (at least one).
-    pub fn new(total: u64, max_results: usize) -> Self {
+    pub(crate) fn new(total: u64, max_results: usize) -> Self {
         let wanted = u64::try_from(max_results.max(1)).unwrap_or(u64::MAX);
         Sampler {
             total,
@@ -94,7 +94,7 @@ impl Sampler {
 
     /// The places in the run's order whose points the sample needs exactly: each bucket's
     /// first and the last.
-    pub fn wanted(&self) -> Vec<u64> {
+    pub(crate) fn wanted(&self) -> Vec<u64> {
         let mut at = Vec::new();
         let mut next = 0u64;
         for k in 0..self.buckets_wanted.min(self.total) {
@@ -106,7 +106,7 @@ impl Sampler {
     }
 
     /// The next point in order (points beyond the counted total join the last bucket).
-    pub fn push(&mut self, point: Point) {
+    pub(crate) fn push(&mut self, point: Point) {
         let row = Row {
             at: self.seen,
             point,
@@ -140,7 +140,7 @@ impl Sampler {
     /// The next `n` points in order, inside the current bucket (none of them a bucket's
     /// first point nor the run's last), known by their lowest and highest non-NaN point
     /// (the earliest of equal ones).
-    pub fn push_span(&mut self, n: u64, low: Option<Point>, high: Option<Point>) {
+    pub(crate) fn push_span(&mut self, n: u64, low: Option<Point>, high: Option<Point>) {
         if n == 0 {
             return;
         }
@@ -167,7 +167,7 @@ impl Sampler {
     }
 
     /// MLflow's sample plus the farthest hidden extremes, in order.
-    pub fn finish(self) -> Vec<Point> {
+    pub(crate) fn finish(self) -> Vec<Point> {
         let Some(last) = self.last else {
             return Vec::new();
         };

@@ -13,7 +13,7 @@ use crate::Error;
 
 /// The position after which the next page starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     /// One value per sort key, the run id last.
     pub last: Vec<Value>,
     /// The match count read with the first page.
@@ -22,7 +22,7 @@ pub struct Cursor {
 
 /// FNV-1a of the query's parts: stable across builds, enough to catch a token reused with
 /// another query.
-pub fn fingerprint(parts: &[&str]) -> u64 {
+pub(crate) fn fingerprint(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
         for b in part.bytes().chain([0xff]) {
@@ -34,7 +34,7 @@ pub fn fingerprint(parts: &[&str]) -> u64 {
 }
 
 /// Encodes `last` and `total` for the query whose fingerprint is `query`.
-pub fn encode(query: u64, last: &[Value], total: u64) -> String {
+pub(crate) fn encode(query: u64, last: &[Value], total: u64) -> String {
     let values: Vec<Json> = last
         .iter()
         .map(|v| match v {
@@ -52,7 +52,7 @@ pub fn encode(query: u64, last: &[Value], total: u64) -> String {
 }
 
 /// Decodes a token issued by [`encode`] for the query `query`.
-pub fn decode(token: &str, query: u64) -> Result<Cursor, Error> {
+pub(crate) fn decode(token: &str, query: u64) -> Result<Cursor, Error> {
     let invalid = |why: &str| Error::InvalidParameter(format!("Invalid page token, {why}."));
     let bytes = URL_SAFE_NO_PAD
         .decode(token.trim())

@@ -125,7 +125,7 @@ fn compile_order(order_by: &[String]) -> Result<String, Error> {
 /// Experiments that `readable` admits (see `permissions::readable_sql`, over the columns
 /// `e.experiment_id` and `e.name`) matching `filter` in `view`, ordered by `order_by` (default
 /// newest first), skipping `offset`, at most `limit`, with their tags.
-pub fn search_experiments(
+pub(crate) fn search_experiments(
     conn: &Conn,
     readable: &ReadableSql,
     filter: &str,

@@ -6,7 +6,7 @@ use crate::Error;
 
 /// A searchable run attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Attr {
+pub(crate) enum Attr {
     /// `run_id`
     RunId,
     /// `run_name`
@@ -25,7 +25,7 @@ pub enum Attr {
 
 impl Attr {
     /// Every attribute, in MLflow's documentation order.
-    pub const ALL: [Attr; 7] = [
+    pub(crate) const ALL: [Attr; 7] = [
         Attr::RunId,
         Attr::RunName,
         Attr::UserId,
@@ -36,7 +36,7 @@ impl Attr {
     ];
 
     /// The attribute's name in the grammar.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Attr::RunId => "run_id",
             Attr::RunName => "run_name",
@@ -49,7 +49,7 @@ impl Attr {
     }
 
     /// The column of `runs` holding it (a fixed identifier, never user text).
-    pub fn column(self) -> &'static str {
+    pub(crate) fn column(self) -> &'static str {
         match self {
             Attr::RunId => "run_uuid",
             Attr::RunName => "name",
@@ -58,7 +58,7 @@ impl Attr {
     }
 
     /// True for the numeric (time) attributes.
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         matches!(self, Attr::StartTime | Attr::EndTime)
     }
 
@@ -74,7 +74,7 @@ impl Attr {
 
 /// What an identifier refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     /// A metric's latest value.
     Metric(String),
     /// A param.
@@ -89,7 +89,7 @@ pub enum Field {
 
 impl Field {
     /// Resolves `type.key` (no type = attribute) with MLflow's aliases.
-    pub fn resolve(ident: &Ident) -> Result<Field, Error> {
+    pub(crate) fn resolve(ident: &Ident) -> Result<Field, Error> {
         let key = ident.key.clone();
         match ident.kind.as_deref() {
             Some("metric" | "metrics") => Ok(Field::Metric(key)),
@@ -125,7 +125,7 @@ impl Field {
     }
 
     /// Rejects comparators the field does not support.
-    pub fn check_op(&self, op: Op) -> Result<(), Error> {
+    pub(crate) fn check_op(&self, op: Op) -> Result<(), Error> {
         let ok = if self.numeric() {
             op.is_numeric()
         } else {
@@ -150,7 +150,7 @@ impl Field {
     }
 
     /// Checks the literal's type against the field and returns it.
-    pub fn bind_value(&self, clause: &Clause) -> Result<Literal, Error> {
+    pub(crate) fn bind_value(&self, clause: &Clause) -> Result<Literal, Error> {
         let value = clause.value.clone();
         match (&value, self.numeric()) {
             (Literal::Number(_), true) | (Literal::Str(_) | Literal::List(_), false) => Ok(value),

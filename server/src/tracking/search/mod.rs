@@ -12,7 +12,7 @@ mod tests;
 
 use crate::db::Value;
 
-pub use experiments::search_experiments;
+pub(crate) use experiments::search_experiments;
 pub use fields::searchable_attributes;
 pub use runs::{count_runs, search_run_ids, search_run_page, RunPage, RunQuery};
 

@@ -47,12 +47,12 @@ pub(super) struct Ranked {
 
 impl Order {
     /// The ORDER BY term list.
-    pub fn terms(&self) -> String {
+    pub(crate) fn terms(&self) -> String {
         terms(&self.keys)
     }
 
     /// The keys as a select list.
-    pub fn select(&self) -> String {
+    pub(crate) fn select(&self) -> String {
         let exprs: Vec<&str> = self.keys.iter().map(|k| k.expr.as_str()).collect();
         exprs.join(", ")
     }
@@ -62,7 +62,7 @@ impl Order {
     /// directions, which a row-value comparison cannot. A NULL value only appears where the
     /// key's "missing" rank before it is equal, so there it compares as equal to NULL and
     /// nothing sorts after it within the rank.
-    pub fn after(&self, last: &[Value]) -> Sql {
+    pub(crate) fn after(&self, last: &[Value]) -> Sql {
         after(&self.keys, last)
     }
 }

@@ -15,18 +15,18 @@ use std::cmp::Ordering;
 use api_types as json;
 
 /// The levels (block sizes as powers of two, in steps), lowest first.
-pub const LEVELS: [u32; 8] = [6, 8, 10, 12, 14, 16, 18, 20];
+pub(crate) const LEVELS: [u32; 8] = [6, 8, 10, 12, 14, 16, 18, 20];
 
 /// The lowest level.
-pub const MIN_LEVEL: u32 = LEVELS[0];
+pub(crate) const MIN_LEVEL: u32 = LEVELS[0];
 
 /// Levels grow by this many powers of two (a block is four of the level below).
-pub const LEVEL_STEP: u32 = 2;
+pub(crate) const LEVEL_STEP: u32 = 2;
 
 /// The level whose blocks are one to four a pixel column when a column spans
 /// `steps_per_column` steps (the highest level when even its blocks are narrower), or
 /// `None` when a column spans fewer steps than the lowest level's blocks.
-pub fn level_for(steps_per_column: f64) -> Option<u32> {
+pub(crate) fn level_for(steps_per_column: f64) -> Option<u32> {
     LEVELS
         .iter()
         .copied()
@@ -36,7 +36,7 @@ pub fn level_for(steps_per_column: f64) -> Option<u32> {
 
 /// The order a chart reads points in (`ORDER BY step, timestamp, is_nan, value`), NaN
 /// stored as `(is_nan = 1, value = 0)`.
-pub fn point_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
+pub(crate) fn point_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
     let stored = |p: &json::SeriesPoint| {
         let v = p.value.0;
         if v.is_nan() {
@@ -54,7 +54,7 @@ pub fn point_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
 
 /// A block's summary.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Block {
+pub(crate) struct Block {
     /// Points in the block (each re-logged point counts).
     pub n: u64,
     /// Smallest and largest step.
@@ -79,7 +79,7 @@ pub struct Block {
 
 impl Block {
     /// The block of one point.
-    pub fn of(p: json::SeriesPoint) -> Self {
+    pub(crate) fn of(p: json::SeriesPoint) -> Self {
         let v = p.value.0;
         let finite = v.is_finite().then_some(p);
         Block {
@@ -98,7 +98,7 @@ impl Block {
 
     /// The summary of this block's points and `other`'s together (the two hold different
     /// points).
-    pub fn merge(&self, other: &Block) -> Block {
+    pub(crate) fn merge(&self, other: &Block) -> Block {
         let earliest = |a, b| pick(a, b, |x, y| point_order(x, y).is_le());
         let value = |p: &json::SeriesPoint| p.value.0;
         Block {
@@ -127,7 +127,7 @@ impl Block {
 
     /// The summary of `points` (at least one).
     #[cfg(test)]
-    pub fn of_points(points: &[json::SeriesPoint]) -> Option<Block> {
+    pub(crate) fn of_points(points: &[json::SeriesPoint]) -> Option<Block> {
         let (head, tail) = points.split_first()?;
         Some(
             tail.iter()
@@ -137,7 +137,7 @@ impl Block {
 
     /// The points that stand in for the block in the reducer, in reading order, each once.
     /// On the stack: a chart of 10,000,000 points passes about 12,000 summaries here.
-    pub fn samples(&self) -> impl Iterator<Item = json::SeriesPoint> {
+    pub(crate) fn samples(&self) -> impl Iterator<Item = json::SeriesPoint> {
         let mut out = [
             self.first, self.last, self.min, self.max, self.nan, self.pinf, self.ninf,
         ];
@@ -160,7 +160,7 @@ impl Block {
 /// The stored form of a [`Block`] could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("a stored block summary is malformed ({0})")]
-pub struct Malformed(&'static str);
+pub(crate) struct Malformed(&'static str);
 
 /// The first byte of a summary in [`Block::encode`]'s form. (Migration 9 writes format 1
 /// on its own, `store/repack.rs`: a new format needs a new number and a migration.)
@@ -173,7 +173,7 @@ impl Block {
     /// which of first, last, min, max, NaN, +inf and -inf are present; `n`; the step and
     /// time extents; then step, timestamp and value of each present finite point and step
     /// and timestamp of each present non-finite one (its value is implied), in that order.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let full = [self.first, self.last, self.min, self.max];
         let odd = [self.nan, self.pinf, self.ninf];
         let mut present = 0u8;
@@ -201,7 +201,7 @@ impl Block {
     }
 
     /// The summary [`Block::encode`] gave `bytes`.
-    pub fn decode(bytes: &[u8]) -> Result<Block, Malformed> {
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Block, Malformed> {
         let mut r = Bytes(bytes);
         let [format, present] = r.take::<2>()?;
         if format != FORMAT {
@@ -288,7 +288,7 @@ fn pick(
 }
 
 /// Groups summaries `(block, summary)` sorted by block into the next level's blocks.
-pub fn next_level(blocks: &[(i64, Block)]) -> Vec<(i64, Block)> {
+pub(crate) fn next_level(blocks: &[(i64, Block)]) -> Vec<(i64, Block)> {
     let mut out: Vec<(i64, Block)> = Vec::new();
     for (b, s) in blocks {
         let up = b >> LEVEL_STEP;

@@ -20,13 +20,13 @@ const SET: &str = "summary = excluded.summary";
 
 /// Reads a series' blocks by level and range with one prepared statement (a chart reads
 /// many small ranges).
-pub struct Reader<'c> {
+pub(crate) struct Reader<'c> {
     stmt: Stmt<'c>,
 }
 
 impl<'c> Reader<'c> {
     /// Prepares the statement.
-    pub fn new(c: &'c Conn) -> Result<Self, Error> {
+    pub(crate) fn new(c: &'c Conn) -> Result<Self, Error> {
         let sql = format!(
             "SELECT block, {COLUMNS} FROM metric_summaries
               WHERE series_id = ?1 AND level = ?2 AND block BETWEEN ?3 AND ?4 ORDER BY block"
@@ -37,7 +37,7 @@ impl<'c> Reader<'c> {
     }
 
     /// The blocks of series `sid` at `level` numbered `from..=to` that exist, in order.
-    pub fn read(
+    pub(crate) fn read(
         &mut self,
         sid: i64,
         level: u32,
@@ -55,7 +55,7 @@ impl<'c> Reader<'c> {
 /// whatever the number of series: each series' level is read as one range, from its first
 /// to its last wanted block (a level whose wanted blocks lie far apart is read block by
 /// block instead).
-pub fn read_wanted(
+pub(crate) fn read_wanted(
     c: &Conn,
     wanted: &[(i64, u32, i64)],
 ) -> Result<HashMap<(i64, u32, i64), Block>, Error> {
@@ -159,7 +159,7 @@ fn read_one(c: &Conn, sid: i64, level: u32, block: i64) -> Result<Option<Block>,
 
 /// Writes the summaries `(series, level, block, summary)`, each inserted or replacing the
 /// stored one, several rows a statement.
-pub fn write_all(c: &Conn, rows: &[(i64, u32, i64, Block)]) -> Result<(), Error> {
+pub(crate) fn write_all(c: &Conn, rows: &[(i64, u32, i64, Block)]) -> Result<(), Error> {
     let mut rest = rows;
     while !rest.is_empty() {
         // Statements of 64, 16, 4 or 1 rows: few distinct statements for the cache.

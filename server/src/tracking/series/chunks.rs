@@ -21,14 +21,14 @@ use api_types as json;
 use super::block::MIN_LEVEL;
 
 /// The most points a chunk holds (four times a block's steps: a few re-logged steps fit).
-pub const MAX_POINTS: u64 = 4 << MIN_LEVEL;
+pub(crate) const MAX_POINTS: u64 = 4 << MIN_LEVEL;
 
 /// The first byte of a chunk.
 const FORMAT: u8 = 1;
 
 /// The order a chart reads points in: `ORDER BY step, timestamp, is_nan, value` of the
 /// stored form (NaN stored as `(is_nan = 1, value = 0)`).
-pub fn reading_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
+pub(crate) fn reading_order(a: &json::SeriesPoint, b: &json::SeriesPoint) -> Ordering {
     let key = |p: &json::SeriesPoint| {
         let (is_nan, v) = to_stored(p.value.0);
         (p.step, p.timestamp, is_nan, v)
@@ -112,7 +112,7 @@ fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
 }
 
 /// The points one write adds to one series, for [`update`].
-pub struct Change<'a> {
+pub(crate) struct Change<'a> {
     /// The series.
     pub sid: i64,
     /// Points just stored, none of them stored before, in reading order (so each block's
@@ -126,7 +126,11 @@ pub struct Change<'a> {
 /// chunk of the new ones; one with points gets them added to its chunk when that chunk
 /// holds all of those; a block past [`MAX_POINTS`], or one whose earlier points have no
 /// chunk, is left without (its chunk, if any, is dropped).
-pub fn update(c: &Conn, changes: &[Change], stored: impl Fn(i64, i64) -> u64) -> Result<(), Error> {
+pub(crate) fn update(
+    c: &Conn,
+    changes: &[Change],
+    stored: impl Fn(i64, i64) -> u64,
+) -> Result<(), Error> {
     // (series, block, its new points), in the changes' order and each series' block order.
     let mut by_block: Vec<(i64, i64, Vec<json::SeriesPoint>)> = Vec::new();
     for ch in changes {
@@ -236,7 +240,7 @@ fn read_pairs(
 /// The chunks of `blocks` (lowest-level block numbers) of series `sid` that exist, in
 /// reading order, with one statement; a chunk that cannot be read is left out (its
 /// points are then read from `metric_points`).
-pub fn read(
+pub(crate) fn read(
     c: &Conn,
     sid: i64,
     blocks: &[i64],

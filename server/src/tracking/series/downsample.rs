@@ -8,7 +8,7 @@ use api_types as json;
 use crate::Error;
 
 /// The widest chart the server reduces for.
-pub const MAX_WIDTH: u32 = 10_000;
+pub(crate) const MAX_WIDTH: u32 = 10_000;
 
 /// Pixel columns over an x range: `width` equal columns covering `[x_min, x_max]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,22 +44,22 @@ impl Viewport {
     }
 
     /// Pixel columns.
-    pub fn width(&self) -> u32 {
+    pub(crate) fn width(&self) -> u32 {
         self.width
     }
 
     /// Lower bound of the range.
-    pub fn x_min(&self) -> f64 {
+    pub(crate) fn x_min(&self) -> f64 {
         self.x_min
     }
 
     /// Upper bound of the range.
-    pub fn x_max(&self) -> f64 {
+    pub(crate) fn x_max(&self) -> f64 {
         self.x_max
     }
 
     /// The column of `x`, or `None` when `x` lies outside the range.
-    pub fn column(&self, x: f64) -> Option<u32> {
+    pub(crate) fn column(&self, x: f64) -> Option<u32> {
         if !(self.x_min..=self.x_max).contains(&x) {
             return None;
         }
@@ -75,7 +75,7 @@ impl Viewport {
 
 /// What the reducer keeps: a point with a y value (the series' points, or a point paired
 /// with another metric's value as its x).
-pub trait Sample: Copy {
+pub(crate) trait Sample: Copy {
     /// The value compared for the column's minimum and maximum.
     fn y(&self) -> f64;
 }
@@ -108,7 +108,7 @@ impl<P> Default for Reduction<P> {
 }
 
 /// A reduced series of plain points.
-pub type Reduced = Reduction<json::SeriesPoint>;
+pub(crate) type Reduced = Reduction<json::SeriesPoint>;
 
 /// A point remembered with its position in the input, so a column's picks keep input order.
 type Seen<P> = Option<(u64, P)>;
@@ -116,7 +116,7 @@ type Seen<P> = Option<(u64, P)>;
 /// Streaming M4 reducer: push points sorted by x, then [`Reducer::finish`]. Memory is
 /// proportional to the output, not to the input.
 #[derive(Debug)]
-pub struct Reducer<P> {
+pub(crate) struct Reducer<P> {
     view: Viewport,
     column: Option<u32>,
     seq: u64,
@@ -128,11 +128,11 @@ pub struct Reducer<P> {
 }
 
 /// The reducer of plain points.
-pub type M4 = Reducer<json::SeriesPoint>;
+pub(crate) type M4 = Reducer<json::SeriesPoint>;
 
 impl<P: Sample> Reducer<P> {
     /// A reducer for `view`.
-    pub fn new(view: Viewport) -> Self {
+    pub(crate) fn new(view: Viewport) -> Self {
         Reducer {
             view,
             column: None,
@@ -145,7 +145,7 @@ impl<P: Sample> Reducer<P> {
 
     /// Adds the next point, whose position on the x axis is `x`. Points outside the
     /// viewport are ignored.
-    pub fn push(&mut self, x: f64, p: P) {
+    pub(crate) fn push(&mut self, x: f64, p: P) {
         if self.sample(x, p) {
             self.out.in_range += 1;
         }
@@ -155,7 +155,7 @@ impl<P: Sample> Reducer<P> {
     /// `samples`, `(x, point)` in x order, are the points among them that can be a
     /// column's first, last, minimum, maximum or first NaN, +inf or -inf (the others cannot
     /// change the output). The output is the same as pushing all `count` points.
-    pub fn push_summary(&mut self, samples: impl IntoIterator<Item = (f64, P)>, count: u64) {
+    pub(crate) fn push_summary(&mut self, samples: impl IntoIterator<Item = (f64, P)>, count: u64) {
         let mut any = false;
         for (x, p) in samples {
             any |= self.sample(x, p);
@@ -199,7 +199,7 @@ impl<P: Sample> Reducer<P> {
     }
 
     /// Ends the input and returns the reduced series.
-    pub fn finish(mut self) -> Reduction<P> {
+    pub(crate) fn finish(mut self) -> Reduction<P> {
         self.flush();
         self.out
     }

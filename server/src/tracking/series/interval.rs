@@ -24,7 +24,7 @@ use api_types as json;
 
 /// A stretch of a series in reading order.
 #[derive(Debug, Clone)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// These points, exactly.
     Points(Vec<json::SeriesPoint>),
     /// `n` points known only by their lowest and highest non-NaN point (an infinity
@@ -62,7 +62,7 @@ impl Node {
 /// The points of series `sid` with steps in `steps` (inclusive), counted, and cut into
 /// pieces in reading order such that each position `wanted(total)` names (positions in
 /// reading order, counted from 0) lies in a [`Piece::Points`].
-pub fn pieces(
+pub(crate) fn pieces(
     c: &Conn,
     sid: i64,
     steps: (i64, i64),

@@ -63,12 +63,18 @@ pub(super) struct Scan<'c> {
 
 impl<'c> Scan<'c> {
     /// A scan of [`PAGE`] points a statement.
-    pub fn new(c: &'c Conn, sid: i64, order: Order, range: (i64, i64), finite_only: bool) -> Self {
+    pub(crate) fn new(
+        c: &'c Conn,
+        sid: i64,
+        order: Order,
+        range: (i64, i64),
+        finite_only: bool,
+    ) -> Self {
         Self::paged(c, sid, order, range, finite_only, PAGE)
     }
 
     /// A scan of `page` (at least 1) points a statement.
-    pub fn paged(
+    pub(crate) fn paged(
         c: &'c Conn,
         sid: i64,
         order: Order,
