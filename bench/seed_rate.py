@@ -13,8 +13,9 @@ for `--seconds`: each makes runs back to back, a run being `create_run`, `log_ba
 window count. Both builds see the same stretch of machine load within a round; the median
 over rounds is reported. Per call kind the median and p99 milliseconds, with the server's own
 share from its `Server-Timing` header where the build sends one; and the server's CPU time
-(user + system, from /proc) over the window divided by the runs made: what a run costs the
-server, which the machine's load moves far less than the rate.
+(user + system, from /proc) over the window divided by the runs made, and the clients' own
+(their process time): what a run costs each side, which the machine's load moves far less
+than the rate.
 
 Results: bench/seed_rate_results.json and, unless `--no-write`, the section
 "## Seeding runs through the MLflow API (issue 33)" of docs/BENCHMARKS.md.
@@ -60,6 +61,7 @@ def client(url: str, token: str, exp_id: str, start_at, seconds: float, out) -> 
     srv = {k: [] for k in KINDS}
     runs, errors, i = 0, 0, 0
     start_at = wait_start(start_at)
+    cpu_start = time.process_time()
     end = start_at + seconds
     while time.time() < end:
         now = int(time.time() * 1000)
@@ -83,7 +85,8 @@ def client(url: str, token: str, exp_id: str, start_at, seconds: float, out) -> 
         except Exception:  # noqa: BLE001 (counted, reported)
             errors += 1
         i += 1
-    out.put({"runs": runs, "errors": errors, "ms": ms, "server_ms": srv})
+    out.put({"runs": runs, "errors": errors, "ms": ms, "server_ms": srv,
+             "cpu_ms": (time.process_time() - cpu_start) * 1000})
 
 
 def cpu_ms(pid: int) -> float:
@@ -121,6 +124,7 @@ def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
         shutil.rmtree(work, ignore_errors=True)
     runs = sum(r["runs"] for r in results)
     out = {"runs_per_s": runs / seconds, "server_cpu_ms_per_run": cpu_used / max(runs, 1),
+           "client_cpu_ms_per_run": sum(r["cpu_ms"] for r in results) / max(runs, 1),
            "errors": sum(r["errors"] for r in results), "load1": os.getloadavg()[0], "calls": {}}
     for kind in KINDS:
         lat = [x for r in results for x in r["ms"][kind]]
@@ -143,7 +147,7 @@ def render(res: dict) -> str:
              + "; ".join(f"**{b}**: {res['builds'][b]}" for b in builds) + ". Load average "
              f"{res['load'][0]:.1f} at the start, {res['load_after'][0]:.1f} at the end.", "",
              "| build | runs/s (median of rounds) | each round | create_run p50 / p99 | log_batch p50 / p99 | "
-             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) | server CPU a run (median) |",
+             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) | CPU a run, server / clients (median) |",
              "|---|---:|---|---|---|---|---|---:|"]
     for b in builds:
         rounds = res["rounds_data"][b]
@@ -154,7 +158,8 @@ def render(res: dict) -> str:
         lines.append(f"| {b} | **{rate:.0f}** | " + ", ".join(f"{r['runs_per_s']:.0f} (load {r['load1']:.1f})"
                                                               for r in rounds) + " | "
                      + " | ".join(f"{last[k]['p50_ms']:.0f} / {last[k]['p99_ms']:.0f} ms" for k in KINDS)
-                     + f" | {share} ms | {med([r['server_cpu_ms_per_run'] for r in rounds]):.2f} ms |")
+                     + f" | {share} ms | {med([r['server_cpu_ms_per_run'] for r in rounds]):.2f} / "
+                     f"{med([r['client_cpu_ms_per_run'] for r in rounds]):.2f} ms |")
     lines.append("")
     return "\n".join(lines)
 
