@@ -4,6 +4,7 @@
 pub mod app_api;
 pub mod artifacts;
 pub mod auth;
+mod bus;
 pub mod db;
 pub mod demo;
 pub mod downloads;

@@ -28,7 +28,6 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::{Stream, StreamExt};
 use memchr::memmem::Finder;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::guard::{logs_access, LogsGuard};
@@ -38,7 +37,7 @@ use super::stream_caller::{end_event, StreamCaller, RECHECK};
 use crate::auth::proof::Proof;
 use crate::logs::chunk;
 use crate::logs::query::{self, Filter};
-use crate::logs::{store, wire, LogStore, Newest};
+use crate::logs::{store, wire, LogStore, Wakeups};
 use crate::{AppState, Error};
 
 /// Most lines read per wake-up (one event; the last chunk read is sent whole).
@@ -136,7 +135,7 @@ struct Follower {
     /// The run followed.
     run_id: String,
     logs: LogStore,
-    live: watch::Receiver<Newest>,
+    live: Wakeups,
     job_run_id: i64,
     /// The log store's key (the attempt id).
     key: i64,
@@ -164,13 +163,13 @@ impl Follower {
             if let Some(e) = self.pending.pop_front() {
                 return Some(e);
             }
-            if self.ended || self.live.borrow().closing {
+            if self.ended || self.live.closing() {
                 return None;
             }
             if !self.behind {
                 self.wait().await;
             }
-            if self.live.borrow().closing {
+            if self.live.closing() {
                 return None;
             }
             if let Some(t) = self.last_read {
@@ -226,7 +225,8 @@ impl Follower {
                 .await?;
             checked = Some(attempt.status);
         }
-        self.live.borrow_and_update();
+        // Commits announced so far are covered by this read.
+        self.live.heard();
         self.last_read = Some(Instant::now());
         let (key, filter, after) = (self.key, self.filter.clone(), self.cursor);
         let got = self

@@ -15,13 +15,16 @@
 //!   translated and values coerced to the inferred parameter types.
 //!
 //! The few SQL constructs that differ between the engines are named in [`sql`]; the
-//! schema migrations of every database runlens keeps run through [`migrate`].
+//! schema migrations of every database runlens keeps run through [`migrate`]; every
+//! writer of the server (the store's, the log store's) commits in groups through
+//! [`group_write`].
 //!
 //! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
 //! which the SQLite helpers and the migrations answer with) and its clock (`util::now_ms`,
 //! when a migration is recorded).
 
 mod error;
+pub(crate) mod group_write;
 pub mod migrate;
 mod params;
 pub mod pg;

@@ -190,7 +190,7 @@ fn max_results(f: &Fields, default: usize, max: usize) -> Result<usize, Error> {
 }
 
 /// Runs `f` as one write on the blocking pool: writes are served in arrival order and
-/// committed in groups ([`crate::store::group_write`]); the answer comes after the commit.
+/// committed in groups (`crate::db::group_write`); the answer comes after the commit.
 async fn write<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where
     T: Send + 'static,
