@@ -18,8 +18,8 @@ pub mod store;
 
 pub(crate) use path::ArtifactPath;
 pub(crate) use root::Root;
+pub(crate) use store::LocalStore;
 pub use store::{
     default_root, open, ArtifactStore, ByteRange, Entry, Listing, Location, Object, StoreError,
     WalkEntry, DEFAULT_MAX_UPLOAD,
 };
-pub(crate) use store::LocalStore;
