@@ -129,7 +129,7 @@ pub fn dialects() -> Vec<routes::Dialect> {
     vec![
         mlflow::dialect(),
         mlflow::dialect_v3(),
-        artifacts::proxy::dialect(),
+        artifacts::http::proxy::dialect(),
         app_api::dialect(),
         routes::root_dialect(),
     ]
@@ -159,7 +159,7 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         .layer(from_fn_with_state(security, headers::add_security_headers))
         // Artifact downloads get a sandboxing CSP instead of the app's.
         .layer(axum::middleware::map_response(
-            artifacts::download::apply_sandbox,
+            artifacts::http::download::apply_sandbox,
         ))
         // gzip for JSON (the runs page and series are mostly numbers); tower-http skips
         // tiny bodies, images, event streams and answers already encoded, such as the app's
@@ -167,7 +167,7 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
         .layer(
             CompressionLayer::new()
-                .compress_when(artifacts::download::CompressUnlessRaw::default()),
+                .compress_when(artifacts::http::download::CompressUnlessRaw::default()),
         )
         // Outermost: the server's time to each response's headers, all layers included.
         .layer(axum::middleware::from_fn(server_timing::add))

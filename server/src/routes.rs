@@ -30,7 +30,7 @@ pub enum Access {
     /// Signed in, and the app API's policy for the resource named in the path.
     App(AppPolicy),
     /// Signed in, and this level on the experiment named by the artifact path's first
-    /// segment (MLflow's artifact proxy; applied by `artifacts::access::ArtifactGuard`).
+    /// segment (MLflow's artifact proxy; applied by `artifacts::http::access::ArtifactGuard`).
     Artifact(Level),
 }
 

@@ -4,11 +4,12 @@
 
 use crate::db::{Conn, OptionalExtension};
 use api_types::jobs::JobGrant;
-use api_types::{JobLevel, Principal, PrincipalKind};
+use api_types::{JobLevel, Level, Principal, PrincipalKind};
 
 use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
 use crate::auth::Caller;
 use crate::grants::{self, principal_id, JOB};
+use crate::permissions::require_run;
 use crate::Error;
 
 /// The answer of every log route for a run that no job produced.
@@ -102,6 +103,17 @@ pub fn require_logs(conn: &Conn, caller: &Caller, run_id: &str) -> Result<Attemp
             })
         }
     }
+}
+
+/// What reading run `run_id`'s logs takes: CAN_READ on its experiment (404 naming the run
+/// otherwise), then [`require_logs`]; the attempt the run is. Open log streams check it
+/// again as they go.
+pub fn require_run_logs(c: &Conn, who: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+    require_run(c, who, run_id, Level::CanRead).map_err(|e| match e {
+        Error::NotFound(_) => Error::NotFound(format!("run '{run_id}' does not exist")),
+        other => other,
+    })?;
+    require_logs(c, who, run_id)
 }
 
 /// The explicit grants on job `job_id`: users then groups, each by name.

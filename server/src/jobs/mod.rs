@@ -10,12 +10,13 @@
 
 mod access;
 mod attempts;
+pub(crate) mod log_ingest;
 mod model;
 mod runs;
 
 pub use access::{
-    grantors, job_level, list_grants, managers, require_job, require_logs, revoke_grant, set_grant,
-    NOT_A_JOB_RUN,
+    grantors, job_level, list_grants, managers, require_job, require_logs, require_run_logs,
+    revoke_grant, set_grant, NOT_A_JOB_RUN,
 };
 pub use attempts::{
     attempt, attempt_of_run, create_attempt, link_attempt, run_job, ATTEMPT_TAG, JOB_RUN_TAG,

@@ -67,7 +67,10 @@
 //! no traceback was open before them).
 
 pub mod chunk;
+pub(crate) mod download;
+pub(crate) mod follow;
 pub mod level;
+pub(crate) mod page;
 pub mod query;
 pub mod retention;
 pub mod store;

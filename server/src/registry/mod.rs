@@ -6,9 +6,11 @@
 pub mod aliases;
 pub mod grants;
 mod ids;
+pub(crate) mod logged_pages;
 pub mod logged_tag;
 pub mod model;
 pub mod models;
+pub(crate) mod pages;
 pub mod search;
 pub mod source;
 pub mod validate;

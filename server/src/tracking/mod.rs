@@ -14,6 +14,7 @@ pub mod overview;
 pub mod page_token;
 pub mod run_table;
 pub mod runs;
+pub(crate) mod runs_csv;
 pub mod search;
 pub mod series;
 pub mod tags;
