@@ -12,7 +12,9 @@ for `--seconds`: each makes runs back to back, a run being `create_run`, `log_ba
 20 params, 10 metrics at one step and 3 tags, and `set_terminated`; runs finished inside the
 window count. Both builds see the same stretch of machine load within a round; the median
 over rounds is reported. Per call kind the median and p99 milliseconds, with the server's own
-share from its `Server-Timing` header where the build sends one.
+share from its `Server-Timing` header where the build sends one; and the server's CPU time
+(user + system, from /proc) over the window divided by the runs made: what a run costs the
+server, which the machine's load moves far less than the rate.
 
 Results: bench/seed_rate_results.json and, unless `--no-write`, the section
 "## Seeding runs through the MLflow API (issue 33)" of docs/BENCHMARKS.md.
@@ -84,6 +86,13 @@ def client(url: str, token: str, exp_id: str, start_at, seconds: float, out) -> 
     out.put({"runs": runs, "errors": errors, "ms": ms, "server_ms": srv})
 
 
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system) the process has used, in ms, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
     work = Path(tempfile.mkdtemp(prefix="seed-rate-"))
     try:
@@ -101,12 +110,17 @@ def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
                 ready.get(timeout=600)
             at.value = time.time() + 0.5
             go.set()
+            time.sleep(max(0.0, at.value - time.time()))
+            cpu_start = cpu_ms(server.proc.pid)
+            time.sleep(seconds)
+            cpu_used = cpu_ms(server.proc.pid) - cpu_start
             results = [q.get(timeout=seconds + 300) for _ in procs]
             for p in procs:
                 p.join()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    out = {"runs_per_s": sum(r["runs"] for r in results) / seconds,
+    runs = sum(r["runs"] for r in results)
+    out = {"runs_per_s": runs / seconds, "server_cpu_ms_per_run": cpu_used / max(runs, 1),
            "errors": sum(r["errors"] for r in results), "load1": os.getloadavg()[0], "calls": {}}
     for kind in KINDS:
         lat = [x for r in results for x in r["ms"][kind]]
@@ -129,8 +143,8 @@ def render(res: dict) -> str:
              + "; ".join(f"**{b}**: {res['builds'][b]}" for b in builds) + ". Load average "
              f"{res['load'][0]:.1f} at the start, {res['load_after'][0]:.1f} at the end.", "",
              "| build | runs/s (median of rounds) | each round | create_run p50 / p99 | log_batch p50 / p99 | "
-             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) |",
-             "|---|---:|---|---|---|---|---|"]
+             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) | server CPU a run (median) |",
+             "|---|---:|---|---|---|---|---|---:|"]
     for b in builds:
         rounds = res["rounds_data"][b]
         rate = med([r["runs_per_s"] for r in rounds])
@@ -140,7 +154,7 @@ def render(res: dict) -> str:
         lines.append(f"| {b} | **{rate:.0f}** | " + ", ".join(f"{r['runs_per_s']:.0f} (load {r['load1']:.1f})"
                                                               for r in rounds) + " | "
                      + " | ".join(f"{last[k]['p50_ms']:.0f} / {last[k]['p99_ms']:.0f} ms" for k in KINDS)
-                     + f" | {share} ms |")
+                     + f" | {share} ms | {med([r['server_cpu_ms_per_run'] for r in rounds]):.2f} ms |")
     lines.append("")
     return "\n".join(lines)
 

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use axum::middleware::from_fn_with_state;
 use axum::Router;
+use tower_http::compression::predicate::{Predicate, SizeAbove};
 use tower_http::compression::CompressionLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
@@ -138,6 +139,11 @@ pub fn dialects() -> Vec<routes::Dialect> {
 /// How long a client may take to send a request body once its headers have arrived.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Smallest answer body worth compressing, in bytes: one below this fits in a packet or
+/// two either way, and gzip's set-up (its window and tables, allocated and cleared per
+/// answer) cost more CPU than the bytes it saved. Most MLflow write answers are this small.
+const MIN_COMPRESSED: u64 = 1024;
+
 /// The whole router: the route table of every dialect (each non-public route behind the
 /// authentication layer) and the app; every response with the security headers, the
 /// server's time (`Server-Timing`), and compressed when the client accepts gzip (the app's
@@ -162,13 +168,14 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
             artifacts::http::download::apply_sandbox,
         ))
         // gzip for JSON (the runs page and series are mostly numbers); tower-http skips
-        // tiny bodies, images, event streams and answers already encoded, such as the app's
-        // files sent from the build's brotli/gzip copies (spa.rs).
+        // images, event streams and answers already encoded, such as the app's files sent
+        // from the build's brotli/gzip copies (spa.rs); bodies under MIN_COMPRESSED go as
+        // they are.
         // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
-        .layer(
-            CompressionLayer::new()
-                .compress_when(artifacts::http::download::CompressUnlessRaw::default()),
-        )
+        .layer(CompressionLayer::new().compress_when(
+            artifacts::http::download::CompressUnlessRaw::default()
+                .and(SizeAbove::new(MIN_COMPRESSED)),
+        ))
         // Outermost: the server's time to each response's headers, all layers included.
         .layer(axum::middleware::from_fn(server_timing::add))
 }

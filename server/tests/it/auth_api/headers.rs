@@ -75,3 +75,57 @@ async fn every_response_says_how_long_the_server_took() {
         assert!(ms.is_some(), "{uri}: Server-Timing {timing:?}");
     }
 }
+
+#[tokio::test]
+async fn answers_are_gzipped_only_when_big_enough_to_gain() {
+    let app = TestApp::new();
+    let asks_gzip = [
+        ("authorization", app.admin_auth.as_str()),
+        ("accept-encoding", "gzip"),
+    ];
+    // An MLflow write's answer (a few hundred bytes) goes as it is.
+    let r = app
+        .call(
+            Method::POST,
+            "/api/2.0/mlflow/experiments/create",
+            &asks_gzip,
+            Some(serde_json::json!({ "name": "gzip-small" })),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(
+        r.header("content-encoding").is_empty(),
+        "{} bytes compressed",
+        r.bytes.len()
+    );
+    let id = r.body["experiment_id"].as_str().expect("id").to_string();
+    let r = app
+        .call(
+            Method::GET,
+            &format!("/api/2.0/mlflow/experiments/get?experiment_id={id}"),
+            &asks_gzip,
+            None,
+        )
+        .await;
+    assert!(r.header("content-encoding").is_empty(), "{}", r.text);
+    // A page of many experiments is gzipped.
+    for i in 0..40 {
+        let (status, _) = app
+            .post(
+                "/experiments/create",
+                serde_json::json!({ "name": format!("gzip-large-{i:02}") }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let r = app
+        .call(
+            Method::GET,
+            "/api/2.0/mlflow/experiments/search?max_results=100",
+            &asks_gzip,
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header("content-encoding"), "gzip");
+}
