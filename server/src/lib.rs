@@ -7,13 +7,13 @@ pub mod auth;
 pub mod db;
 pub mod demo;
 pub mod downloads;
-pub mod error;
+pub(crate) mod error;
 pub mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;
 pub mod logs;
-pub mod mlflow;
+pub(crate) mod mlflow;
 pub mod models;
 pub mod nodes;
 pub mod permissions;
@@ -21,7 +21,7 @@ pub mod registry;
 pub mod routes;
 pub mod serve;
 mod server_timing;
-pub mod spa;
+pub(crate) mod spa;
 pub mod store;
 pub mod tracking;
 pub mod util;
@@ -124,7 +124,7 @@ pub struct StaticConfig {
 }
 
 /// Every dialect of the server, in mounting order: the route table.
-pub fn dialects() -> Vec<routes::Dialect> {
+pub(crate) fn dialects() -> Vec<routes::Dialect> {
     vec![
         mlflow::dialect(),
         mlflow::dialect_v3(),
@@ -135,7 +135,7 @@ pub fn dialects() -> Vec<routes::Dialect> {
 }
 
 /// How long a client may take to send a request body once its headers have arrived.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The whole router: the route table of every dialect (each non-public route behind the
 /// authentication layer) and the app; every response with the security headers, the

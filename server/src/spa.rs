@@ -31,7 +31,7 @@ const PLAIN_ENV: &str = "RUNLENS_STATIC_PRECOMPRESSED";
 
 /// Adds the app (when configured) as the fallback of `api`. Each page load (an HTML answer)
 /// carries the signed-in hint cookie ([`SignedInHint`]) for the app's session check.
-pub fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Router {
+pub(crate) fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Router {
     match &statics.dist_dir {
         Some(dist) if std::env::var(PLAIN_ENV).is_ok_and(|v| v == "0") => {
             let index = ServeFile::new(dist.join("index.html"));

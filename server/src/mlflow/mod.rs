@@ -10,7 +10,7 @@ mod metrics;
 mod permissions;
 mod policy;
 mod registry;
-pub mod request;
+pub(crate) mod request;
 mod runs;
 mod users;
 mod wire;

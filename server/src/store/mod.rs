@@ -11,8 +11,8 @@
 //! step).
 
 pub mod copy;
-pub mod group_write;
-pub mod meta;
+pub(crate) mod group_write;
+pub(crate) mod meta;
 mod repack;
 mod schema;
 #[cfg(test)]
@@ -73,7 +73,7 @@ impl Store {
     }
 
     /// Opens a database file directly (tests use a temp file).
-    pub fn open_file(path: &Path) -> Result<Self, Error> {
+    pub(crate) fn open_file(path: &Path) -> Result<Self, Error> {
         Self::open_with(
             path,
             Box::new(LogPoolErrors("database")),

@@ -11,15 +11,17 @@ mod chunks;
 mod cover;
 pub mod downsample;
 mod ingest;
-pub mod interval;
+pub(crate) mod interval;
 mod parallel;
 mod query;
 mod scan;
 mod straddle;
 
 pub use downsample::Viewport;
-pub use ingest::{insert_points, insert_series};
-pub use query::{query, query_x_key, runs_of_experiment, SeriesRequest};
+pub use ingest::insert_points;
+pub(crate) use ingest::insert_series;
+pub use query::{query, SeriesRequest};
+pub(crate) use query::{query_x_key, runs_of_experiment};
 
 #[cfg(test)]
 mod tests;
