@@ -199,7 +199,7 @@ where
     s.store.call_write(f).await
 }
 
-/// [`write`] for a write that changes only rows of the run `run_id` (see
+/// [`write()`] for a write that changes only rows of the run `run_id` (see
 /// [`crate::store::Store::call_write_run`]).
 async fn write_run<T, F>(s: &AppState, run_id: &str, f: F) -> Result<T, Error>
 where

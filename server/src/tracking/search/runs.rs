@@ -466,7 +466,7 @@ pub(super) fn matching(
     matching_as(d, experiment_ids, filter, view, Lookups::Planned)
 }
 
-/// [`matching`], with a param or tag equal to a value that fewer than [`FEW_BY_VALUE`]
+/// `matching`, with a param or tag equal to a value that fewer than [`FEW_BY_VALUE`]
 /// runs have (of any experiment; one probe of the `(key, value)` index, reading at most
 /// that many entries) written as the set of those runs (see [`compile_clause`]).
 pub(super) fn matching_on(
@@ -525,7 +525,7 @@ pub(super) enum Lookups {
     PerRun,
 }
 
-/// [`matching`], its lookups run as `lookups` says.
+/// `matching`, its lookups run as `lookups` says.
 pub(super) fn matching_as(
     d: Engine,
     experiment_ids: &[i64],
