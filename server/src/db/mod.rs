@@ -42,8 +42,8 @@ pub(crate) use params::Params;
 pub(crate) use stmt::{Row, Stmt};
 pub use tx::Behavior;
 pub(crate) use tx::{run_lock_key, Transaction};
-pub use value::ToValue;
-pub(crate) use value::{FromValue, Value, ValueRef};
+pub(crate) use value::FromValue;
+pub use value::{ToValue, Value, ValueRef};
 
 /// `params![a, b, c]`: the statement's parameters `?1, ?2, ?3`, each anything that is
 /// [`ToValue`] (numbers, strings, bytes, `Option`s of them, [`Value`]).

@@ -20,7 +20,7 @@ pub enum ValueRef<'a> {
 
 impl<'a> ValueRef<'a> {
     /// The owned copy.
-    pub(crate) fn to_owned_value(&self) -> Value {
+    pub fn to_owned_value(&self) -> Value {
         match *self {
             ValueRef::Null => Value::Null,
             ValueRef::Integer(i) => Value::Integer(i),
@@ -51,7 +51,7 @@ impl<'a> ValueRef<'a> {
 
 /// An owned value, for parameter lists built at run time (`Vec<Value>` is [`super::Params`]).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Value {
+pub enum Value {
     /// SQL NULL.
     Null,
     /// A 64-bit integer.
