@@ -8,13 +8,13 @@ mod bus;
 pub mod db;
 pub mod demo;
 pub mod downloads;
-pub mod error;
+pub(crate) mod error;
 pub mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;
 pub mod logs;
-pub mod mlflow;
+pub(crate) mod mlflow;
 pub mod models;
 pub mod nodes;
 pub mod permissions;
@@ -22,7 +22,7 @@ pub mod registry;
 pub mod routes;
 pub mod serve;
 mod server_timing;
-pub mod spa;
+pub(crate) mod spa;
 pub mod store;
 pub mod tracking;
 pub mod util;
@@ -126,7 +126,7 @@ pub struct StaticConfig {
 }
 
 /// Every dialect of the server, in mounting order: the route table.
-pub fn dialects() -> Vec<routes::Dialect> {
+pub(crate) fn dialects() -> Vec<routes::Dialect> {
     vec![
         mlflow::dialect(),
         mlflow::dialect_v3(),
@@ -137,7 +137,7 @@ pub fn dialects() -> Vec<routes::Dialect> {
 }
 
 /// How long a client may take to send a request body once its headers have arrived.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Smallest answer body worth compressing, in bytes: one below this fits in a packet or
 /// two either way, and gzip's set-up (its window and tables, allocated and cleared per
@@ -172,10 +172,12 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         // from the build's brotli/gzip copies (spa.rs); bodies under MIN_COMPRESSED go as
         // they are.
         // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
-        .layer(CompressionLayer::new().compress_when(
-            artifacts::http::download::CompressUnlessRaw::default()
-                .and(SizeAbove::new(MIN_COMPRESSED)),
-        ))
+        .layer(
+            CompressionLayer::new().compress_when(
+                artifacts::http::download::CompressUnlessRaw::default()
+                    .and(SizeAbove::new(MIN_COMPRESSED)),
+            ),
+        )
         // Outermost: the server's time to each response's headers, all layers included.
         .layer(axum::middleware::from_fn(server_timing::add))
 }

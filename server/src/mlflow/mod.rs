@@ -10,7 +10,7 @@ mod metrics;
 mod permissions;
 mod policy;
 mod registry;
-pub mod request;
+pub(crate) mod request;
 mod runs;
 mod users;
 mod wire;
@@ -199,7 +199,7 @@ where
     s.store.call_write(f).await
 }
 
-/// [`write`] for a write that changes only rows of the run `run_id` (see
+/// [`write()`] for a write that changes only rows of the run `run_id` (see
 /// [`crate::store::Store::call_write_run`]).
 async fn write_run<T, F>(s: &AppState, run_id: &str, f: F) -> Result<T, Error>
 where

@@ -42,9 +42,9 @@
 //!   signature is the credential (checked in constant time, then the expiry).
 
 pub mod embed;
-pub mod names;
+pub(crate) mod names;
 pub mod poller;
-pub mod registry;
+pub(crate) mod registry;
 pub mod visibility;
 
 use tokio::sync::OnceCell;

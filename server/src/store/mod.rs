@@ -11,7 +11,7 @@
 //! step).
 
 pub mod copy;
-pub mod meta;
+pub(crate) mod meta;
 mod repack;
 mod schema;
 #[cfg(test)]
@@ -71,7 +71,7 @@ impl Store {
     }
 
     /// Opens a database file directly (tests use a temp file).
-    pub fn open_file(path: &Path) -> Result<Self, Error> {
+    pub(crate) fn open_file(path: &Path) -> Result<Self, Error> {
         Self::open_with(
             path,
             Box::new(LogPoolErrors("database")),
