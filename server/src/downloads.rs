@@ -31,7 +31,7 @@ pub const MAX_DOWNLOADS_PER_USER: usize = 8;
 /// the log store's pooled connections (6 on SQLite), so 4 leave threads and connections
 /// to every other request however many downloads are in progress, and still keep 4 cores
 /// making downloads.
-pub const STEPS_AT_ONCE: usize = 4;
+pub(crate) const STEPS_AT_ONCE: usize = 4;
 
 /// The downloads in progress: slots per user id, and the turns of their steps.
 #[derive(Debug)]
@@ -51,14 +51,14 @@ impl Default for Downloads {
 
 /// One download's slot: given back when dropped.
 #[derive(Debug)]
-pub struct DownloadSlot {
+pub(crate) struct DownloadSlot {
     downloads: Arc<Downloads>,
     user_id: i64,
 }
 
 /// Turns at the blocking pool for the steps of download bodies (cheap to clone).
 #[derive(Debug, Clone)]
-pub struct Steps(Arc<Semaphore>);
+pub(crate) struct Steps(Arc<Semaphore>);
 
 impl Downloads {
     fn lock(&self) -> MutexGuard<'_, HashMap<i64, usize>> {
@@ -67,7 +67,7 @@ impl Downloads {
 
     /// A slot for a download by `caller`, or 429 when they already have
     /// [`MAX_DOWNLOADS_PER_USER`] in progress.
-    pub fn acquire(self: &Arc<Self>, caller: &Caller) -> Result<DownloadSlot, Error> {
+    pub(crate) fn acquire(self: &Arc<Self>, caller: &Caller) -> Result<DownloadSlot, Error> {
         let mut held = self.lock();
         let n = held.entry(caller.user_id).or_default();
         if *n >= MAX_DOWNLOADS_PER_USER {
@@ -103,12 +103,12 @@ impl Drop for DownloadSlot {
 
 impl DownloadSlot {
     /// The turns the steps of this download's body take.
-    pub fn steps(&self) -> Steps {
+    pub(crate) fn steps(&self) -> Steps {
         self.downloads.steps.clone()
     }
 
     /// `body`, holding this slot until it has ended or is dropped.
-    pub fn hold(self, body: Body) -> Body {
+    pub(crate) fn hold(self, body: Body) -> Body {
         let frames = futures_util::stream::unfold(
             (body.into_data_stream(), Some(self)),
             |(mut data, slot)| async move {
@@ -124,12 +124,12 @@ impl DownloadSlot {
 
 impl Steps {
     /// Turns for `n` steps at once.
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Steps(Arc::new(Semaphore::new(n.max(1))))
     }
 
     /// Runs `f` on the blocking pool once a turn is free (waiting for it holds no thread).
-    pub async fn run<T, F>(&self, f: F) -> Result<T, Error>
+    pub(crate) async fn run<T, F>(&self, f: F) -> Result<T, Error>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,

@@ -49,7 +49,7 @@ pub enum Error {
 
 impl Error {
     /// The MLflow `error_code` for this error.
-    pub fn mlflow_code(&self) -> &'static str {
+    pub(crate) fn mlflow_code(&self) -> &'static str {
         match self {
             Error::InvalidParameter(_) | Error::InvalidState(_) => "INVALID_PARAMETER_VALUE",
             Error::BadRequest(_) => "BAD_REQUEST",
@@ -63,7 +63,7 @@ impl Error {
     }
 
     /// The HTTP status for this error (both dialects).
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             Error::InvalidParameter(_)
             | Error::BadRequest(_)
@@ -79,7 +79,7 @@ impl Error {
 
     /// The error in the app API's shape (`api_types::ApiError`): its body on a response,
     /// or the data of an event that ends a stream.
-    pub fn api_error(&self) -> api_types::ApiError {
+    pub(crate) fn api_error(&self) -> api_types::ApiError {
         use api_types::ErrorCode;
         let code = match self {
             Error::InvalidParameter(_) | Error::InvalidState(_) => ErrorCode::InvalidParameter,

@@ -15,7 +15,7 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 /// Paths under this prefix may be framed by the embed origin (the GPU panel embed).
-pub const EMBED_PREFIX: &str = "/embed/";
+pub(crate) const EMBED_PREFIX: &str = "/embed/";
 
 /// The header values for one version of `index.html`.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ struct Policies {
 /// file changes on disk (Trunk rebuilt the app under a running server) the hashes are
 /// computed again, so a rebuild never leaves the app blocked by a stale policy.
 #[derive(Debug)]
-pub struct SecurityHeaders {
+pub(crate) struct SecurityHeaders {
     index_path: Option<PathBuf>,
     embed_origin: Option<String>,
     cached: RwLock<(Option<SystemTime>, Policies)>,
@@ -37,7 +37,7 @@ pub struct SecurityHeaders {
 impl SecurityHeaders {
     /// Headers for the app whose `index.html` is at `index_path` (`None`: APIs only);
     /// `embed_origin` may frame `/embed/...` (none when `None`).
-    pub fn new(index_path: Option<PathBuf>, embed_origin: Option<&str>) -> Self {
+    pub(crate) fn new(index_path: Option<PathBuf>, embed_origin: Option<&str>) -> Self {
         let mtime = index_path.as_deref().and_then(modified);
         let html = index_path
             .as_deref()
@@ -115,7 +115,7 @@ pub fn validate_embed_origin(origin: &str) -> Result<(), String> {
 }
 
 /// `sha256-<base64>` of the body of every inline `<script>` (one without `src`).
-pub fn inline_script_hashes(html: &str) -> Vec<String> {
+pub(crate) fn inline_script_hashes(html: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = html;
     while let Some(start) = rest.find("<script") {
@@ -138,7 +138,7 @@ pub fn inline_script_hashes(html: &str) -> Vec<String> {
 }
 
 /// The layer: adds the headers to every response.
-pub async fn add_security_headers(
+pub(crate) async fn add_security_headers(
     State(h): State<Arc<SecurityHeaders>>,
     req: Request,
     next: Next,

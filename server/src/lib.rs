@@ -4,16 +4,17 @@
 pub mod app_api;
 pub mod artifacts;
 pub mod auth;
+mod bus;
 pub mod db;
 pub mod demo;
 pub mod downloads;
-pub mod error;
+pub(crate) mod error;
 pub mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;
 pub mod logs;
-pub mod mlflow;
+pub(crate) mod mlflow;
 pub mod models;
 pub mod nodes;
 pub mod permissions;
@@ -21,7 +22,7 @@ pub mod registry;
 pub mod routes;
 pub mod serve;
 mod server_timing;
-pub mod spa;
+pub(crate) mod spa;
 pub mod store;
 pub mod tracking;
 pub mod util;
@@ -125,18 +126,18 @@ pub struct StaticConfig {
 }
 
 /// Every dialect of the server, in mounting order: the route table.
-pub fn dialects() -> Vec<routes::Dialect> {
+pub(crate) fn dialects() -> Vec<routes::Dialect> {
     vec![
         mlflow::dialect(),
         mlflow::dialect_v3(),
-        artifacts::proxy::dialect(),
+        artifacts::http::proxy::dialect(),
         app_api::dialect(),
         routes::root_dialect(),
     ]
 }
 
 /// How long a client may take to send a request body once its headers have arrived.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Smallest answer body worth compressing, in bytes: one below this fits in a packet or
 /// two either way, and gzip's set-up (its window and tables, allocated and cleared per
@@ -164,16 +165,19 @@ pub fn app(state: AppState, statics: &StaticConfig) -> Router {
         .layer(from_fn_with_state(security, headers::add_security_headers))
         // Artifact downloads get a sandboxing CSP instead of the app's.
         .layer(axum::middleware::map_response(
-            artifacts::download::apply_sandbox,
+            artifacts::http::download::apply_sandbox,
         ))
         // gzip for JSON (the runs page and series are mostly numbers); tower-http skips
         // images, event streams and answers already encoded, such as the app's files sent
         // from the build's brotli/gzip copies (spa.rs); bodies under MIN_COMPRESSED go as
         // they are.
         // Artifact downloads go out as stored (Range, and no gzip of a 1 GB model).
-        .layer(CompressionLayer::new().compress_when(
-            artifacts::download::CompressUnlessRaw::default().and(SizeAbove::new(MIN_COMPRESSED)),
-        ))
+        .layer(
+            CompressionLayer::new().compress_when(
+                artifacts::http::download::CompressUnlessRaw::default()
+                    .and(SizeAbove::new(MIN_COMPRESSED)),
+            ),
+        )
         // Outermost: the server's time to each response's headers, all layers included.
         .layer(axum::middleware::from_fn(server_timing::add))
 }

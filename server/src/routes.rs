@@ -30,7 +30,7 @@ pub enum Access {
     /// Signed in, and the app API's policy for the resource named in the path.
     App(AppPolicy),
     /// Signed in, and this level on the experiment named by the artifact path's first
-    /// segment (MLflow's artifact proxy; applied by `artifacts::access::ArtifactGuard`).
+    /// segment (MLflow's artifact proxy; applied by `artifacts::http::access::ArtifactGuard`).
     Artifact(Level),
 }
 
@@ -106,7 +106,7 @@ pub enum AppPolicy {
 
 /// What every request of a route carries in its extensions.
 #[derive(Debug, Clone, Copy)]
-pub struct RouteSpec {
+pub(crate) struct RouteSpec {
     /// Who may call it.
     pub access: Access,
     /// Largest request body accepted, in bytes.
@@ -114,10 +114,10 @@ pub struct RouteSpec {
 }
 
 /// Default body limit of a route: enough for any JSON request of the app API.
-pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
+pub(crate) const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
 
 /// One route: method, path (relative to its dialect's prefix), access and handler.
-pub struct Route {
+pub(crate) struct Route {
     methods: &'static [Method],
     path: &'static str,
     access: Access,
@@ -137,7 +137,7 @@ const ANY: &[Method] = &[
 macro_rules! constructor {
     ($name:ident, $filter:ident, $method:ident) => {
         /// A route for this method.
-        pub fn $name<H, T>(path: &'static str, access: Access, handler: H) -> Route
+        pub(crate) fn $name<H, T>(path: &'static str, access: Access, handler: H) -> Route
         where
             H: Handler<T, AppState>,
             T: 'static,
@@ -181,7 +181,7 @@ impl Route {
     constructor!(delete, DELETE, DELETE);
 
     /// A route answering every method (catch-alls).
-    pub fn any<H, T>(path: &'static str, access: Access, handler: H) -> Route
+    pub(crate) fn any<H, T>(path: &'static str, access: Access, handler: H) -> Route
     where
         H: Handler<T, AppState>,
         T: 'static,
@@ -195,14 +195,14 @@ impl Route {
     }
 
     /// The same route with its own body limit (bytes) instead of its dialect's.
-    pub fn body_limit(mut self, bytes: usize) -> Route {
+    pub(crate) fn body_limit(mut self, bytes: usize) -> Route {
         self.body_limit = Some(bytes);
         self
     }
 }
 
 /// The routes of one dialect and the prefixes they are served under.
-pub struct Dialect {
+pub(crate) struct Dialect {
     /// Path prefixes, e.g. `/api/2.0/mlflow` and its `/ajax-api/` mirror.
     pub prefixes: &'static [&'static str],
     /// The routes, relative to each prefix.
@@ -238,7 +238,7 @@ pub fn table() -> Vec<RouteInfo> {
 }
 
 /// Every route of `dialects` with its full path, method and access.
-pub fn table_of(dialects: &[Dialect]) -> Vec<RouteInfo> {
+pub(crate) fn table_of(dialects: &[Dialect]) -> Vec<RouteInfo> {
     let mut out = Vec::new();
     for d in dialects {
         for prefix in d.prefixes {
@@ -257,7 +257,7 @@ pub fn table_of(dialects: &[Dialect]) -> Vec<RouteInfo> {
 }
 
 /// The router of `dialects`, each non-public route behind the authentication layer.
-pub fn mount(dialects: Vec<Dialect>, state: &AppState) -> Router<AppState> {
+pub(crate) fn mount(dialects: Vec<Dialect>, state: &AppState) -> Router<AppState> {
     let mut router = Router::new();
     for d in dialects {
         // Merge the routes of one path (several methods) into one method router.
@@ -298,7 +298,7 @@ pub fn mount(dialects: Vec<Dialect>, state: &AppState) -> Router<AppState> {
 }
 
 /// Health, version, and the 404 of unknown API paths.
-pub fn root_dialect() -> Dialect {
+pub(crate) fn root_dialect() -> Dialect {
     use axum::http::StatusCode;
     async fn not_found() -> (StatusCode, &'static str) {
         (StatusCode::NOT_FOUND, "no such API route")
@@ -319,7 +319,7 @@ pub fn root_dialect() -> Dialect {
 }
 
 /// `finish` for dialects that need nothing more.
-pub fn no_finish(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
+pub(crate) fn no_finish(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
     m
 }
 

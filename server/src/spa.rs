@@ -16,7 +16,7 @@ use axum::response::Response;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::auth::session_routes::signed_in_hint;
+use crate::auth::session_routes::SignedInHint;
 use crate::auth::AuthState;
 use crate::StaticConfig;
 
@@ -30,8 +30,8 @@ const REVALIDATE: &str = "no-cache";
 const PLAIN_ENV: &str = "RUNLENS_STATIC_PRECOMPRESSED";
 
 /// Adds the app (when configured) as the fallback of `api`. Each page load (an HTML answer)
-/// carries the signed-in hint cookie ([`signed_in_hint`]) for the app's session check.
-pub fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Router {
+/// carries the signed-in hint cookie ([`SignedInHint`]) for the app's session check.
+pub(crate) fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Router {
     match &statics.dist_dir {
         Some(dist) if std::env::var(PLAIN_ENV).is_ok_and(|v| v == "0") => {
             let index = ServeFile::new(dist.join("index.html"));
@@ -64,15 +64,16 @@ pub fn with_app(api: Router, statics: &StaticConfig, auth: Arc<AuthState>) -> Ro
 }
 
 /// Adds the signed-in hint cookie to a page load: an HTML answer, or a `304` to a request
-/// that asked for HTML (the browser revalidating `index.html`).
+/// that asked for HTML (the browser revalidating `index.html`). The cookie is built only
+/// for those; other files (wasm, CSS) get none.
 async fn page_hint(State(auth): State<Arc<AuthState>>, req: Request, next: Next) -> Response {
-    let hint = signed_in_hint(&auth.settings, req.headers());
+    let hint = SignedInHint::of(&auth.settings, req.headers());
     let wants_html = is_html(req.headers().get(header::ACCEPT));
     let mut res = next.run(req).await;
     let page = is_html(res.headers().get(header::CONTENT_TYPE))
         || (wants_html && res.status() == StatusCode::NOT_MODIFIED);
     if page {
-        res.headers_mut().append(header::SET_COOKIE, hint);
+        res.headers_mut().append(header::SET_COOKIE, hint.cookie());
     }
     res
 }

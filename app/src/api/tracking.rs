@@ -75,12 +75,3 @@ pub async fn list_all_runs(
 pub async fn get_run(id: String) -> Result<json::RunDetail, ApiError> {
     get(&format!("/api/v1/runs/{}", encode_component(&id))).await
 }
-
-/// `GET /api/v1/runs/{id}/series`.
-pub async fn get_series(
-    run_id: String,
-    q: json::SeriesQuery,
-) -> Result<json::MetricSeries, ApiError> {
-    let path = format!("/api/v1/runs/{}/series", encode_component(&run_id));
-    get(&url(&path, q.to_pairs())).await
-}

@@ -27,6 +27,35 @@ pub async fn get_series_batch(
     .await
 }
 
+/// One run's series of one key through the same batched endpoint (a run page's chart):
+/// `GET /api/v1/experiments/{id}/series?run=&key=`. A run the experiment does not have
+/// (deleted since the page loaded) is a not-found error.
+pub async fn get_run_series(
+    experiment_id: String,
+    run_id: String,
+    q: json::SeriesQuery,
+) -> Result<json::MetricSeries, ApiError> {
+    let batch = SeriesBatchQuery {
+        runs: vec![run_id.clone()],
+        keys: vec![q.key.clone()],
+        x: q.x,
+        x_key: None,
+        width: q.width,
+        x_min: q.x_min,
+        x_max: q.x_max,
+    };
+    get_series_batch(experiment_id, batch)
+        .await?
+        .series
+        .into_iter()
+        .find(|s| s.run_id == run_id && s.key == q.key)
+        .ok_or_else(|| ApiError {
+            code: json::ErrorCode::NotFound,
+            message: format!("run '{run_id}' does not exist"),
+            grantors: Vec::new(),
+        })
+}
+
 /// `/api/v1/experiments/{id}/runs/csv?...`: every run matching the table's query, as CSV.
 pub fn runs_csv_url(experiment_id: &str, q: &json::RunTableQuery) -> String {
     url(&experiment_path(experiment_id, "/runs/csv"), q.to_pairs())

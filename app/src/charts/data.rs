@@ -81,7 +81,8 @@ pub struct ChartData {
     pub run_start_time: i64,
 }
 
-fn x_of(axis: json::XAxis, start: i64, p: &json::SeriesPoint) -> f64 {
+/// X of a point on `axis`, relative times measured from `start`.
+pub(crate) fn x_of(axis: json::XAxis, start: i64, p: &json::SeriesPoint) -> f64 {
     match axis {
         json::XAxis::Step => p.step as f64,
         json::XAxis::Wall => p.timestamp as f64,
@@ -90,8 +91,12 @@ fn x_of(axis: json::XAxis, start: i64, p: &json::SeriesPoint) -> f64 {
 }
 
 impl ChartData {
-    /// Builds chart data; `zoom` overrides the x range.
+    /// Builds chart data; `zoom` overrides the x range. With another metric as x
+    /// (`x_values` filled), each finite point's x is that metric's value.
     pub fn from_series(s: &json::MetricSeries, zoom: Option<(f64, f64)>) -> Self {
+        if !s.x_values.is_empty() {
+            return Self::by_other_metric(s, zoom);
+        }
         let start = s.run_start_time;
         let mut points: Vec<ChartPoint> = Vec::with_capacity(s.points.len());
         let mut markers = Vec::new();
@@ -133,6 +138,36 @@ impl ChartData {
             x_axis: s.x_axis,
             run_start_time: start,
         }
+    }
+
+    fn by_other_metric(s: &json::MetricSeries, zoom: Option<(f64, f64)>) -> Self {
+        let mut points: Vec<ChartPoint> = s
+            .points
+            .iter()
+            .zip(&s.x_values)
+            .filter(|(p, x)| p.value.0.is_finite() && x.0.is_finite())
+            .map(|(p, x)| ChartPoint {
+                x: x.0,
+                y: p.value.0,
+                step: p.step,
+                timestamp: p.timestamp,
+            })
+            .collect();
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let extent = points.first().zip(points.last()).map(|(a, b)| (a.x, b.x));
+        Self {
+            points,
+            markers: Vec::new(),
+            x_range: zoom.or(extent),
+            points_in_range: s.points_in_range,
+            x_axis: json::XAxis::Step,
+            run_start_time: s.run_start_time,
+        }
+    }
+
+    /// The finite points as `(x, y)`.
+    pub fn xy(&self) -> Vec<(f64, f64)> {
+        self.points.iter().map(|p| (p.x, p.y)).collect()
     }
 
     /// Whether `p` comes after every point drawn (by x, then step and time), so it is not

@@ -1,14 +1,11 @@
-//! Paints one metric chart on a canvas with plotters: grid and labels, the raw line (faint
-//! when smoothed), the smoothed line, and markers for NaN and ±inf at the plot's edges.
+//! What every chart painting shares: the theme's colours, a canvas made ready to paint on,
+//! what a painting reports ([`DrawInfo`]) and why it failed ([`DrawError`]).
 
-use api_types as json;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use super::axis::TickedAxis;
-use super::data::{ChartData, NonFinite};
-use super::{scale, smoothing};
+use super::scale;
 
 /// Colours of a chart (follow the theme).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,21 +29,6 @@ pub struct Palette {
 /// `#rrggbb` of a colour.
 pub fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
-/// How to draw.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChartOptions {
-    /// What x measures (for labels).
-    pub x_axis: json::XAxis,
-    /// Log y axis.
-    pub log_y: bool,
-    /// EMA weight in `[0, 1)`; 0 draws the raw line only.
-    pub smoothing: f64,
-    /// Colours.
-    pub palette: Palette,
-    /// Device pixels per CSS pixel.
-    pub pixel_ratio: f64,
 }
 
 /// Where things landed, in CSS pixels and data units, for hover and zoom.
@@ -118,151 +100,4 @@ pub(crate) fn surface(
     let root = backend.into_drawing_area();
     root.fill(&background).map_err(err)?;
     Ok(Surface { root, dpr, css_w })
-}
-
-/// Splits the points into drawable runs (a log axis breaks the line at values ≤ 0).
-fn segments(xs: &[f64], ys: &[f64], log: bool) -> Vec<Vec<(f64, f64)>> {
-    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    for (x, y) in xs.iter().zip(ys) {
-        match scale::to_draw(*y, log) {
-            Some(v) => out.last_mut().map(|s| s.push((*x, v))).unwrap_or_default(),
-            None if out.last().is_some_and(|s| !s.is_empty()) => out.push(Vec::new()),
-            None => {}
-        }
-    }
-    out.retain(|s| !s.is_empty());
-    out
-}
-
-/// Draws `data` on `canvas` (sized to its CSS box times the pixel ratio).
-pub fn draw_series(
-    canvas: &HtmlCanvasElement,
-    data: &ChartData,
-    opts: &ChartOptions,
-) -> DrawResult<DrawInfo> {
-    let pal = opts.palette;
-    let log = opts.log_y;
-    let Surface { root, dpr, .. } = surface(canvas, pal.background, opts.pixel_ratio)?;
-    let px = |v: f64| (v * dpr).round() as i32;
-    let (x0, x1) = scale::x_range(data.x_range, opts.x_axis);
-    let y = scale::y_range(&data.points, log);
-    let x_ticks = scale::x_ticks(opts.x_axis, x0, x1, 6);
-    let y_ticks = scale::y_ticks(y.lo, y.hi, 5, log);
-    let mut chart = ChartBuilder::on(&root)
-        .margin_top(px(10.0))
-        .margin_right(px(16.0))
-        .x_label_area_size(px(26.0))
-        .y_label_area_size(px(60.0))
-        .build_cartesian_2d(
-            TickedAxis::new(x0..x1, x_ticks),
-            TickedAxis::new(y.lo..y.hi, y_ticks),
-        )
-        .map_err(err)?;
-    let font = ("sans-serif", 11.0 * dpr).into_font().color(&pal.text);
-    chart
-        .configure_mesh()
-        .light_line_style(pal.background)
-        .bold_line_style(pal.grid)
-        .axis_style(pal.axis)
-        .label_style(font)
-        .draw()
-        .map_err(err)?;
-
-    let xs: Vec<f64> = data.points.iter().map(|p| p.x).collect();
-    let raw: Vec<f64> = data.points.iter().map(|p| p.y).collect();
-    let lw = px(2.0).max(2) as u32;
-    let solid = ShapeStyle {
-        color: pal.line.to_rgba(),
-        filled: false,
-        stroke_width: lw,
-    };
-    let main = if opts.smoothing > 0.0 {
-        let faint = ShapeStyle {
-            color: pal.line.mix(0.3),
-            filled: false,
-            stroke_width: lw,
-        };
-        for seg in segments(&xs, &raw, log) {
-            chart
-                .draw_series(LineSeries::new(seg, faint))
-                .map_err(err)?;
-        }
-        smoothing::ema_debiased(&raw, opts.smoothing)
-    } else {
-        raw.clone()
-    };
-    let segs = segments(&xs, &main, log);
-    for seg in &segs {
-        if seg.len() == 1 {
-            chart
-                .draw_series(std::iter::once(Circle::new(seg[0], lw, solid.filled())))
-                .map_err(err)?;
-        }
-        chart
-            .draw_series(LineSeries::new(seg.iter().copied(), solid))
-            .map_err(err)?;
-    }
-    draw_markers(&mut chart, data, &y, &pal, dpr)?;
-
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let drawn: usize = segs.iter().map(Vec::len).sum();
-    root.present().map_err(err)?;
-    Ok(DrawInfo {
-        left: f64::from(xr.start) / dpr,
-        top: f64::from(yr.start) / dpr,
-        width: f64::from(xr.end - xr.start) / dpr,
-        height: f64::from(yr.end - yr.start) / dpr,
-        x_range: (x0, x1),
-        y,
-        drawn,
-        hidden_non_positive: data.points.len() - drawn,
-        line_color: hex(pal.line),
-    })
-}
-
-type Chart<'a, 'b> = ChartContext<'a, CanvasBackend, Cartesian2d<TickedAxis, TickedAxis>>;
-
-/// +inf: ▲ at the top edge; −inf: ▼ at the bottom edge; NaN: ◆ at the bottom edge.
-fn draw_markers(
-    chart: &mut Chart<'_, '_>,
-    data: &ChartData,
-    y: &scale::YRange,
-    pal: &Palette,
-    dpr: f64,
-) -> DrawResult<()> {
-    let s = (5.0 * dpr).round() as i32;
-    let h = (8.0 * dpr).round() as i32;
-    for kind in [NonFinite::PosInf, NonFinite::NegInf, NonFinite::Nan] {
-        let (edge, shape, color) = match kind {
-            NonFinite::PosInf => (y.hi, vec![(0, 1), (-s, 1 + h), (s, 1 + h)], pal.inf),
-            NonFinite::NegInf => (y.lo, vec![(0, -1), (-s, -1 - h), (s, -1 - h)], pal.inf),
-            NonFinite::Nan => (
-                y.lo,
-                vec![(0, -2 * s - 2), (-s, -s - 2), (0, -2), (s, -s - 2)],
-                pal.nan,
-            ),
-        };
-        let marks = data.markers.iter().filter(|m| m.kind == kind);
-        chart
-            .draw_series(marks.map(|m| {
-                EmptyElement::at((m.x, edge)) + Polygon::new(shape.clone(), color.filled())
-            }))
-            .map_err(err)?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_axis_breaks_the_line_at_non_positive_values() {
-        let xs = [0.0, 1.0, 2.0, 3.0, 4.0];
-        let segs = segments(&xs, &[1.0, 2.0, -1.0, 4.0, 5.0], true);
-        assert_eq!(segs.len(), 2);
-        assert_eq!(segs[1], vec![(3.0, 4f64.log10()), (4.0, 5f64.log10())]);
-        assert_eq!(segments(&xs, &[1.0, 2.0, -1.0, 4.0, 5.0], false).len(), 1);
-        assert_eq!(hex(RGBColor(37, 99, 235)), "#2563eb");
-    }
 }

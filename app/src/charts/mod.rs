@@ -2,10 +2,9 @@
 //! points, [`smoothing`] applies TensorBoard's debiased EMA, [`scale`] picks ranges and
 //! which ticks each axis gets, [`ticks`] places ticks at human steps and labels them (for
 //! every chart, the compare view's too), [`axis`] hands them to plotters, [`nearest`]
-//! finds the point under the cursor and [`draw`] paints a canvas; [`lines`] paints the GPU
-//! panel's small multi-line time charts; [`multi`] paints one metric of several runs (the
-//! experiment's chart view), [`bars`] one value per run as bars, and [`group`] aggregates
-//! grouped runs.
+//! finds the point under the cursor, [`draw`] prepares a canvas; [`multi`] paints every
+//! line chart (one run's metric, several runs' or groups', a node's GPUs), [`bars`] one
+//! value per run as bars, and [`group`] aggregates grouped runs.
 
 pub mod axis;
 pub mod bars;
@@ -13,7 +12,6 @@ pub(crate) mod canvas_state;
 pub mod data;
 pub mod draw;
 pub mod group;
-pub mod lines;
 pub mod multi;
 pub mod nearest;
 pub mod scale;
@@ -21,4 +19,5 @@ pub mod smoothing;
 pub mod ticks;
 
 pub use data::{ChartData, ChartPoint, Marker, NonFinite};
-pub use draw::{draw_series, ChartOptions, DrawError, DrawInfo, Palette};
+pub use draw::{DrawError, DrawInfo, Palette};
+pub use multi::{draw_multi, Layout, Line, MultiChart};

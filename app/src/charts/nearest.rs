@@ -1,6 +1,10 @@
-//! The point nearest to the cursor, and pixel ↔ data conversions along x.
+//! The point nearest to the cursor, pixel ↔ data conversions along x, and the x range a
+//! drag selects.
 
-use super::ChartPoint;
+use super::{ChartPoint, DrawInfo};
+
+/// Minimum drag, in CSS pixels, that counts as a zoom.
+const MIN_DRAG: f64 = 5.0;
 
 /// Index of the point whose x is nearest to `x` (`points` ordered by x).
 pub fn nearest_index(points: &[ChartPoint], x: f64) -> Option<usize> {
@@ -48,9 +52,21 @@ pub fn x_to_pixel(x: f64, left: f64, width: f64, range: (f64, f64)) -> f64 {
     left + (x - range.0) / span * width
 }
 
+/// The x range (axis units) of a drag from pixel `a` to `b` over the plot `info`
+/// describes, if it is long enough to zoom to.
+pub fn drag_range(a: f64, b: f64, info: &DrawInfo) -> Option<(f64, f64)> {
+    if (a - b).abs() < MIN_DRAG {
+        return None;
+    }
+    let to_x = |px: f64| pixel_to_x(px, info.left, info.width, info.x_range);
+    let (lo, hi) = (to_x(a.min(b)), to_x(a.max(b)));
+    (hi > lo).then_some((lo, hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::scale::YRange;
 
     fn pts(xs: &[f64]) -> Vec<ChartPoint> {
         xs.iter()
@@ -83,5 +99,27 @@ mod tests {
         assert_eq!(px, 150.0);
         assert_eq!(pixel_to_x(px, 50.0, 400.0, r), 150.0);
         assert_eq!(pixel_to_x(0.0, 50.0, 400.0, r), 100.0);
+    }
+
+    #[test]
+    fn short_drags_do_not_zoom() {
+        let info = DrawInfo {
+            left: 60.0,
+            top: 10.0,
+            width: 400.0,
+            height: 200.0,
+            x_range: (0.0, 100.0),
+            y: YRange {
+                lo: 0.0,
+                hi: 1.0,
+                data_lo: 0.0,
+                data_hi: 1.0,
+            },
+            drawn: 0,
+            hidden_non_positive: 0,
+            line_color: String::new(),
+        };
+        assert_eq!(drag_range(100.0, 103.0, &info), None);
+        assert_eq!(drag_range(260.0, 160.0, &info), Some((25.0, 50.0)));
     }
 }

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::Json;
 
 use super::guard::{ExperimentGuard, MANAGE, READ};
-use super::query::QueryParams;
+use super::query::{json_body, QueryParams};
 use crate::permissions as perm;
 use crate::{AppState, Error};
 
@@ -41,12 +41,11 @@ pub(crate) async fn put_experiment_access(
     guard: ExperimentGuard<MANAGE>,
     body: Bytes,
 ) -> Result<StatusCode, Error> {
-    let req: json::GrantRequest = serde_json::from_slice(&body).map_err(|e| {
-        Error::BadRequest(format!(
-            "expected {{\"principal\": {{\"kind\": \"user\"|\"group\", \"name\"}}, \"level\": \
-             \"CAN_READ\"|\"CAN_EDIT\"|\"CAN_MANAGE\"}}: {e}"
-        ))
-    })?;
+    let req: json::GrantRequest = json_body(
+        &body,
+        "{\"principal\": {\"kind\": \"user\"|\"group\", \"name\"}, \"level\": \
+         \"CAN_READ\"|\"CAN_EDIT\"|\"CAN_MANAGE\"}",
+    )?;
     let id = guard.id;
     state
         .store

@@ -12,7 +12,6 @@ use axum::http::request::Parts;
 use super::query::experiment_id;
 use crate::auth::node_credentials::NodeAgent;
 use crate::auth::Caller;
-use crate::db::Conn;
 use crate::jobs::{self, AttemptRef};
 use crate::permissions::{require_experiment, require_run};
 use crate::routes::{Access, AppPolicy, RouteSpec};
@@ -310,16 +309,6 @@ pub(crate) struct LogsGuard {
     pub attempt: AttemptRef,
 }
 
-/// What [`LogsGuard`] checks: CAN_READ on run `run_id`'s experiment, then CAN_VIEW on the
-/// job that produced it; the attempt the run is. Open log streams check it again as they go.
-pub(crate) fn logs_access(c: &Conn, who: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
-    require_run(c, who, run_id, Level::CanRead).map_err(|e| match e {
-        Error::NotFound(_) => Error::NotFound(format!("run '{run_id}' does not exist")),
-        other => other,
-    })?;
-    jobs::require_logs(c, who, run_id)
-}
-
 impl FromRequestParts<AppState> for LogsGuard {
     type Rejection = Error;
 
@@ -328,7 +317,10 @@ impl FromRequestParts<AppState> for LogsGuard {
         let caller = Caller::from_request_parts(parts, state).await?;
         let run_id = named_id(parts, state).await?;
         let (who, id) = (caller.clone(), run_id.clone());
-        let attempt = state.store.call(move |c| logs_access(c, &who, &id)).await?;
+        let attempt = state
+            .store
+            .call(move |c| jobs::require_run_logs(c, &who, &id))
+            .await?;
         Ok(LogsGuard {
             run_id,
             caller,

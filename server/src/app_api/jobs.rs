@@ -10,19 +10,13 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use serde::de::DeserializeOwned;
 
 use super::guard::{JobGuard, JobRunGuard, RunGuard, MANAGE_RUN, READ, VIEW};
-use super::query::{experiment_id, QueryParams};
+use super::query::{experiment_id, json_body, QueryParams};
 use crate::auth::Caller;
-use crate::jobs::{self, JobRunFilter, NewJobRun};
+use crate::jobs::{self, NewJobRun};
 use crate::tracking::{read, write};
 use crate::{AppState, Error};
-
-/// A JSON body of type `T`; 400 `BAD_REQUEST` showing the `expected` shape otherwise.
-pub(super) fn json_body<T: DeserializeOwned>(body: &Bytes, expected: &str) -> Result<T, Error> {
-    serde_json::from_slice(body).map_err(|e| Error::BadRequest(format!("expected {expected}: {e}")))
-}
 
 /// `POST /jobs`: the job called `name`, created (201, owned by the caller) or existing
 /// (200, when the caller holds at least CAN_MANAGE_RUN on it; 403 naming its managers
@@ -91,18 +85,7 @@ pub(crate) async fn list_job_runs(
     caller: Caller,
     query: QueryParams,
 ) -> Result<Json<JobRunList>, Error> {
-    let limit = query
-        .parse::<u32>("limit", "an integer from 1 to 1000")?
-        .unwrap_or(jobs::DEFAULT_LIST_LIMIT);
-    if !(1..=jobs::MAX_LIST_LIMIT).contains(&limit) {
-        return Err(Error::InvalidParameter(format!(
-            "limit must be an integer from 1 to 1000, got '{limit}'"
-        )));
-    }
-    let filter = JobRunFilter {
-        all_status: query.flag("all_status")?.unwrap_or(false),
-        limit,
-    };
+    let filter = query.job_runs()?;
     let job_runs = state
         .store
         .call(move |c| read(c, |tx| jobs::list_job_runs(tx, &caller, filter)))

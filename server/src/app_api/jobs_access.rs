@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::Json;
 
 use super::guard::{JobGuard, JOB_MANAGE, VIEW};
-use super::jobs::json_body;
+use super::query::json_body;
 use super::query::QueryParams;
 use crate::jobs;
 use crate::{AppState, Error};

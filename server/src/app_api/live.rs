@@ -32,7 +32,6 @@ use super::query::QueryParams;
 use super::stream_caller::{end_event, StreamCaller, RECHECK};
 use crate::auth::proof::Proof;
 use crate::live::LiveEvent;
-use crate::logs::Newest;
 use crate::permissions::require_experiment;
 use crate::{AppState, Error};
 
@@ -58,7 +57,7 @@ pub(crate) async fn stream_live(
         experiment_id: guard.id,
         caller: StreamCaller::new(&state.store, proof),
         rx: state.live.subscribe(),
-        closing: state.store.logs().subscribe(),
+        closing: state.store.logs().closing(),
         streamed,
         pending: Pending::default(),
         recheck: Instant::now() + RECHECK,
@@ -80,7 +79,7 @@ struct Feed {
     caller: StreamCaller,
     rx: broadcast::Receiver<Arc<LiveEvent>>,
     /// The server's shutdown signal (the log store's, which closes its followers then).
-    closing: watch::Receiver<Newest>,
+    closing: watch::Receiver<bool>,
     /// Runs whose points are sent.
     streamed: HashSet<String>,
     pending: Pending,
@@ -224,7 +223,7 @@ impl Feed {
                 .then(|| self.last_sent.map_or_else(Instant::now, |t| t + MERGE));
             let wake = tokio::select! {
                 biased;
-                _ = self.closing.wait_for(|n| n.closing) => Wake::Closing,
+                _ = self.closing.wait_for(|closing| *closing) => Wake::Closing,
                 () = tokio::time::sleep_until(self.recheck) => Wake::Recheck,
                 () = sleep_until_some(flush_at) => Wake::Flush,
                 r = self.rx.recv() => Wake::Received(r),

@@ -3,53 +3,44 @@
 //! - `event: status`, `data: "RUNNING"` first (its `id` is the starting cursor, so a client
 //!   that loses the connection before any line still resumes from there), then again
 //!   whenever the job run's status changes.
-//! - `event: lines`, `id: <cursor>`, `data: {"lines": [...]}` ([`json::LogEvent`]): the lines
-//!   matching the filters stored after the previous event, in arrival order.
+//! - `event: lines`, `id: <cursor>`, `data: {"lines": [...]}`
+//!   ([`api_types::logs::LogEvent`]): the lines matching the filters stored after the
+//!   previous event, in arrival order.
 //! - `: keep-alive` every 15 s.
 //!
 //! It starts from the `Last-Event-ID` header (a browser's reconnect), else from `from=`
-//! (a page's `follow_from`), else from now. A follower sleeps on the store's notifier
-//! ([`crate::logs::LogStore::subscribe`]), which wakes it after each commit, and polls every
-//! second for writers in other processes and for the status. Its caller is checked again
-//! each second ([`StreamCaller`]): a lost grant ends the stream, and a credential that no
-//! longer holds (revoked token, ended session, changed password, disabled account) ends it
-//! with `event: unauthenticated`, `data:` an `ApiError`. Memory per follower is bounded:
-//! each wake reads at most [`LINES_PER_EVENT`] lines (plus the rest of the last chunk), and
-//! the next read waits until the client has taken the event.
+//! (a page's `follow_from`), else from now. The follower ([`crate::logs::follow`]) sleeps
+//! on the store's notifier, which wakes it after each commit, and polls every second for
+//! writers in other processes; the job run's status is read each second. The caller is
+//! checked again each second ([`StreamCaller`]): a lost grant ends the stream, and a
+//! credential that no longer holds (revoked token, ended session, changed password,
+//! disabled account) ends it with `event: unauthenticated`, `data:` an `ApiError`. Memory
+//! per follower is bounded: each wake reads at most
+//! [`LINES_PER_EVENT`](crate::logs::follow::LINES_PER_EVENT) lines (plus the rest of the
+//! last chunk), and the next read waits until the client has taken the event.
+//!
+//! This module is the HTTP side: the query, the resume cursor, the events and the
+//! caller's re-check.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use api_types::logs as json;
 use api_types::JobRunStatus;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::{Stream, StreamExt};
-use memchr::memmem::Finder;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::guard::{logs_access, LogsGuard};
-use super::logs::{filter_of, log_query};
+use super::guard::LogsGuard;
 use super::query::QueryParams;
 use super::stream_caller::{end_event, StreamCaller, RECHECK};
 use crate::auth::proof::Proof;
-use crate::logs::chunk;
-use crate::logs::query::{self, Filter};
-use crate::logs::{store, wire, LogStore, Newest};
+use crate::jobs;
+use crate::logs::follow::Follower;
+use crate::logs::{page, wire};
 use crate::{AppState, Error};
-
-/// Most lines read per wake-up (one event; the last chunk read is sent whole).
-pub(crate) const LINES_PER_EVENT: usize = 1000;
-
-/// How often a follower looks for new lines and the job run's status without a wake-up.
-const POLL: Duration = Duration::from_secs(1);
-
-/// Shortest time between two reads of one follower (a busy job commits often; the
-/// commits in between are read together).
-const MIN_GAP: Duration = Duration::from_millis(100);
 
 /// The keep-alive comment's period.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -63,7 +54,7 @@ pub(crate) async fn stream_logs(
     headers: HeaderMap,
     params: QueryParams,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Error> {
-    let filter = filter_of(&log_query(&params)?);
+    let filter = page::filter_of(&params.log_query()?);
     let resume = match headers.get("last-event-id") {
         Some(v) => Some(
             v.to_str()
@@ -85,39 +76,28 @@ pub(crate) async fn stream_logs(
         })?),
         None => None,
     };
-    let logs = state.store.logs().clone();
-    // Subscribe before reading "now", so that no commit falls between the two.
-    let live = logs.subscribe();
-    let cursor = match resume.or(from) {
-        Some(c) => c,
-        None => logs.call_read(|c| store::max_chunk_id(c)).await?,
-    };
-    let key = guard.attempt.attempt_id;
     let status = guard.attempt.status;
-    let needle = filter
-        .search
-        .as_deref()
-        .map(|q| Finder::new(&q.to_ascii_lowercase()).into_owned());
-    let follower = Follower {
+    let follower = Follower::start(
+        state.store.logs().clone(),
+        guard.attempt.attempt_id,
+        filter,
+        resume.or(from),
+    )
+    .await?;
+    let start = status_event(status).id(wire::follow_cursor(follower.cursor()));
+    let stream = LogStream {
         caller: StreamCaller::new(&state.store, proof),
         run_id: guard.run_id.clone(),
-        needle,
-        logs,
-        live,
         job_run_id: guard.attempt.job_run_id,
-        key,
-        filter,
-        cursor,
+        follower,
         status,
         status_checked: Instant::now(),
-        last_read: None,
-        behind: true,
-        pending: VecDeque::from([status_event(status).id(wire::follow_cursor(cursor))]),
+        pending: VecDeque::from([start]),
         ended: false,
     };
     // Fused, so a layer that polls once more after the end finds it ended.
-    let stream = futures_util::stream::unfold(follower, |mut f| async move {
-        f.next_event().await.map(|e| (Ok(e), f))
+    let stream = futures_util::stream::unfold(stream, |mut s| async move {
+        s.next_event().await.map(|e| (Ok(e), s))
     })
     .fuse();
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive")))
@@ -129,33 +109,22 @@ fn status_event(status: JobRunStatus) -> Event {
         .data(format!("\"{}\"", status.as_str()))
 }
 
-/// One client's follow: where it is, what it wants, what it was last told.
-struct Follower {
+/// One client's follow as events: who follows, the follower, what it was last told.
+struct LogStream {
     /// Who follows (their credential and access are checked again as it goes).
     caller: StreamCaller,
     /// The run followed.
     run_id: String,
-    logs: LogStore,
-    live: watch::Receiver<Newest>,
     job_run_id: i64,
-    /// The log store's key (the attempt id).
-    key: i64,
-    filter: Filter,
-    /// The search text, lowercased, for the lines' match ranges.
-    needle: Option<Finder<'static>>,
-    /// The arrival cursor: every line stored up to it was considered.
-    cursor: i64,
+    follower: Follower,
     status: JobRunStatus,
     status_checked: Instant,
-    last_read: Option<Instant>,
-    /// Whether lines may be waiting beyond the cursor (read before sleeping).
-    behind: bool,
     pending: VecDeque<Event>,
     /// Whether the stream ends once `pending` is sent.
     ended: bool,
 }
 
-impl Follower {
+impl LogStream {
     /// The next event to send; `None` ends the stream (server shutdown, lost access or a
     /// failure, after which the client reconnects and resumes; a credential that no longer
     /// holds sends its [`end_event`] first).
@@ -164,17 +133,11 @@ impl Follower {
             if let Some(e) = self.pending.pop_front() {
                 return Some(e);
             }
-            if self.ended || self.live.borrow().closing {
+            if self.ended || self.follower.closing() {
                 return None;
             }
-            if !self.behind {
-                self.wait().await;
-            }
-            if self.live.borrow().closing {
+            if !self.follower.wait().await {
                 return None;
-            }
-            if let Some(t) = self.last_read {
-                tokio::time::sleep_until(t + MIN_GAP).await;
             }
             if let Err(e) = self.read().await {
                 match &e {
@@ -194,22 +157,8 @@ impl Follower {
         }
     }
 
-    /// Sleeps until a commit, the poll period, or shutdown.
-    async fn wait(&mut self) {
-        tokio::select! {
-            changed = self.live.changed() => {
-                if changed.is_err() {
-                    // The store is gone; poll.
-                    tokio::time::sleep(POLL).await;
-                }
-            }
-            () = tokio::time::sleep(POLL) => {}
-        }
-        self.behind = true;
-    }
-
-    /// Reads what arrived after the cursor (at most [`LINES_PER_EVENT`] lines and the rest
-    /// of their chunk) and, at most once per [`POLL`], the job run's status.
+    /// Checks the caller again (at most once per [`RECHECK`]), then queues the lines that
+    /// arrived and, after them, a changed status.
     async fn read(&mut self) -> Result<(), Error> {
         // The caller is checked again each second, before reading: their credential, and
         // their access as stored now (grants, groups, admin flag): a revoked token or
@@ -222,45 +171,17 @@ impl Follower {
             let run_id = self.run_id.clone();
             let attempt = self
                 .caller
-                .check(move |c, who| logs_access(c, who, &run_id))
+                .check(move |c, who| jobs::require_run_logs(c, who, &run_id))
                 .await?;
             checked = Some(attempt.status);
         }
-        self.live.borrow_and_update();
-        self.last_read = Some(Instant::now());
-        let (key, filter, after) = (self.key, self.filter.clone(), self.cursor);
-        let got = self
-            .logs
-            .call_read(move |c| {
-                let f = query::follow(c, key, &filter, after, LINES_PER_EVENT)?;
-                let newest = store::max_chunk_id(c)?;
-                Ok((f, newest))
-            })
-            .await?;
-        let (followed, newest) = got;
-        self.cursor = followed.next;
-        self.behind = followed.next < newest;
-        if !followed.lines.is_empty() {
-            let event = json::LogEvent {
-                lines: followed
-                    .lines
-                    .into_iter()
-                    .map(|l| {
-                        let matches = self
-                            .needle
-                            .as_ref()
-                            .map(|f| chunk::match_ranges(&l.text, f))
-                            .unwrap_or_default();
-                        wire::line(l, &matches)
-                    })
-                    .collect(),
-            };
+        if let Some(event) = self.follower.read().await? {
             let data = serde_json::to_string(&event)
                 .map_err(|e| Error::Internal(format!("log event: {e}")))?;
             self.pending.push_back(
                 Event::default()
                     .event("lines")
-                    .id(wire::follow_cursor(self.cursor))
+                    .id(wire::follow_cursor(self.follower.cursor()))
                     .data(data),
             );
         }

@@ -1,13 +1,14 @@
 //! The app API (`/api/v1/...`), the web app's backend-for-frontend: pages' data in one
-//! round trip, downsampled series, sharing. Thin handlers: they parse the request, take ids
-//! through the permission guards and call typed functions of `tracking` and `permissions`
-//! (no SQL here). Every failure is an `ApiError` body: 404 `NOT_FOUND` for unknown ids and routes, 400
-//! `INVALID_PARAMETER`/`BAD_REQUEST` for bad input.
+//! round trip, downsampled series, sharing. HTTP only, thin handlers: each parses the
+//! request ([`query`]: query strings and JSON bodies), takes ids through the permission
+//! guards ([`guard`]), calls one domain function of its feature module (`tracking`,
+//! `jobs`, `logs`, `nodes`, `registry`, `artifacts`, `permissions` ...) and renders its
+//! answer (no SQL or domain rules here). Every failure is an `ApiError` body: 404
+//! `NOT_FOUND` for unknown ids and routes, 400 `INVALID_PARAMETER`/`BAD_REQUEST` for bad
+//! input.
 
 pub mod access;
-pub mod artifact_root;
 pub mod artifacts;
-pub mod artifacts_mlmodel;
 pub mod experiments;
 pub mod guard;
 pub mod jobs;

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::Json;
 
 use super::guard::AdminGuard;
-use super::jobs::json_body;
+use super::query::json_body;
 use super::query::QueryParams;
 use crate::auth::node_credentials;
 use crate::nodes::visibility;

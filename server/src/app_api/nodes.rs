@@ -13,7 +13,7 @@ use axum::Json;
 use super::guard::{AdminGuard, NodeAgentGuard};
 use super::query::QueryParams;
 use crate::auth::Caller;
-use crate::nodes::{embed, names, poller, registry, visibility};
+use crate::nodes::{names, registry, visibility};
 use crate::util::now_ms;
 use crate::{AppState, Error};
 
@@ -56,12 +56,7 @@ pub(crate) async fn delete_node(
     _admin: AdminGuard,
     Path(name): Path<String>,
 ) -> Result<StatusCode, Error> {
-    let key = name.clone();
-    let deleted = state.store.call(move |c| registry::delete(c, &key)).await?;
-    if !deleted {
-        return Err(names::not_found(&name));
-    }
-    state.nodes.poller.forget(&name);
+    state.nodes.remove(&state.store, name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -90,15 +85,11 @@ pub(crate) async fn node_gpus(
 ) -> Result<Json<NodeGpus>, Error> {
     let list = names::parse_list(query.get("nodes").unwrap_or(""))?;
     let since = since(&query)?;
-    let nodes = state
-        .store
-        .call(move |c| visibility::require_watchable(c, &caller, &list))
+    let gpus = state
+        .nodes
+        .watched_gpus(&state.store, caller, list, since)
         .await?;
-    let views = state.nodes.poller.views(&nodes, since).await;
-    Ok(Json(NodeGpus {
-        nodes: views,
-        server_time_ms: now_ms(),
-    }))
+    Ok(Json(gpus))
 }
 
 /// `POST /api/v1/nodes/embed-links` with [`EmbedLinkRequest`]: a signed, read-only link to
@@ -112,13 +103,10 @@ pub(crate) async fn create_embed_link(
     let req: EmbedLinkRequest = serde_json::from_slice(&body)
         .map_err(|_| Error::BadRequest("Send JSON {\"nodes\": [...]}.".into()))?;
     let list = names::parse_list(&req.nodes.join(","))?;
-    let checked = list.clone();
-    state
-        .store
-        .call(move |c| visibility::require_watchable(c, &caller, &checked))
+    let link = state
+        .nodes
+        .embed_link(&state.store, caller, list, req.ttl_secs)
         .await?;
-    let secret = state.nodes.embed_secret(&state.store).await?;
-    let link = embed::link(secret, &list, req.ttl_secs, now_ms())?;
     Ok(Json(EmbedLink {
         frame_origin: state.embed_origin.as_deref().map(str::to_owned),
         ..link
@@ -143,27 +131,10 @@ async fn embed_answer(state: &AppState, query: &QueryParams) -> Result<NodeGpus,
     let nodes = query.get("nodes").unwrap_or("");
     let exp = query.get("exp").and_then(|e| e.parse::<i64>().ok());
     let sig = query.get("sig").unwrap_or("");
-    let secret = state.nodes.embed_secret(&state.store).await?;
-    // A link without a readable expiry is checked like any other, and fails as not valid.
-    embed::verify(secret, nodes, exp.unwrap_or(i64::MIN), sig, now_ms())?;
-    let list = names::parse_list(nodes)?;
-    let since = since(query)?;
-    let wanted = list.clone();
-    let mut found = state
-        .store
-        .call(move |c| registry::get_many(c, &wanted))
+    let list = state
+        .nodes
+        .embed_nodes(&state.store, nodes, exp, sig)
         .await?;
-    let known: Vec<_> = list.iter().filter_map(|n| found.remove(n)).collect();
-    let mut views = state.nodes.poller.views(&known, since).await.into_iter();
-    let nodes = list
-        .iter()
-        .map(|name| {
-            let view = known.iter().any(|k| &k.name == name).then(|| views.next());
-            view.flatten().unwrap_or_else(|| poller::unknown(name))
-        })
-        .collect();
-    Ok(NodeGpus {
-        nodes,
-        server_time_ms: now_ms(),
-    })
+    let since = since(query)?;
+    state.nodes.embed_gpus(&state.store, list, since).await
 }

@@ -1,15 +1,23 @@
-//! Query strings of the app API: repeated keys kept in order, typed values, and every
-//! malformed value answered with a 400 `ApiError` that names the parameter. Each request's
+//! Request input of the app API, checked in one place: query strings (repeated keys kept
+//! in order, typed values, every malformed value answered with a 400 `ApiError` that names
+//! the parameter) and JSON bodies ([`json_body`]). Each request's
 //! query parses into its type from `api_types` (`ExperimentListQuery`, `RunTableQuery`, ...),
 //! which the app uses to build the same query strings.
 
 use std::str::FromStr;
 
 use api_types as json;
+use api_types::logs::{LevelMode, LogLevel, LogQuery, MAX_PAGE};
 use api_types::workspace as ws;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 
+use serde::de::DeserializeOwned;
+
+use crate::jobs::{JobRunFilter, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT};
+use crate::logs::page::MAX_SEARCH_BYTES;
+use crate::logs::query::LineKey;
 use crate::Error;
 
 /// All `key=value` pairs of the query string, decoded, in order (repeats kept).
@@ -20,9 +28,7 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| Error::BadRequest(format!("malformed query string: {}", e.body_text())))?;
+        let pairs = typed_query(Query::from_request_parts(parts, state).await)?;
         Ok(QueryParams(pairs))
     }
 }
@@ -113,6 +119,33 @@ impl QueryParams {
     }
 }
 
+/// A JSON body of type `T`; 400 `BAD_REQUEST` showing the `expected` shape otherwise.
+pub(crate) fn json_body<T: DeserializeOwned>(body: &[u8], expected: &str) -> Result<T, Error> {
+    serde_json::from_slice(body).map_err(|e| Error::BadRequest(format!("expected {expected}: {e}")))
+}
+
+/// A typed query string (`axum`'s [`Query`]); 400 `BAD_REQUEST` when it does not parse, as
+/// for [`QueryParams`].
+pub(crate) fn typed_query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, Error> {
+    q.map(|Query(q)| q).map_err(malformed)
+}
+
+/// The 400 of a query string that does not parse.
+fn malformed(e: QueryRejection) -> Error {
+    Error::BadRequest(format!("malformed query string: {}", e.body_text()))
+}
+
+/// A runs-table request: its query, and whether it asks for the default columns instead
+/// of naming them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunTableRequest {
+    /// The table's query (filter, order, view, named columns, page).
+    pub query: json::RunTableQuery,
+    /// `columns=default`: the columns a table shows when none are chosen
+    /// ([`json::RunTableColumns::defaults`] of the experiment's keys).
+    pub default_columns: bool,
+}
+
 /// The typed queries of the app API's requests (`api_types::query`), with a 400 naming the
 /// parameter for every malformed value.
 impl QueryParams {
@@ -137,8 +170,10 @@ impl QueryParams {
         })
     }
 
-    /// `GET /experiments/{id}/runs`.
-    pub(crate) fn run_table(&self) -> Result<json::RunTableQuery, Error> {
+    /// `GET /experiments/{id}/runs` (and its CSV export): the table's query and whether it
+    /// asks for the default columns (`columns=default`; 400 for another value, or beside
+    /// named columns).
+    pub(crate) fn run_table(&self) -> Result<RunTableRequest, Error> {
         let view = match self.get("view") {
             None => json::RunView::Active,
             Some(v) => json::RunView::parse(v).ok_or_else(|| {
@@ -152,7 +187,7 @@ impl QueryParams {
             .map(str::to_string)
             .collect();
         crate::tracking::filter::check_order_by_len(&order_by)?;
-        Ok(json::RunTableQuery {
+        let query = json::RunTableQuery {
             filter: self.get("filter").map(str::to_string),
             order_by,
             view,
@@ -163,6 +198,114 @@ impl QueryParams {
             },
             limit: self.parse::<u32>("limit", "an integer from 1 to 1000")?,
             page_token: self.get("page_token").map(str::to_string),
+        };
+        let default_columns = match self.get("columns") {
+            None => false,
+            Some("default") if query.columns == json::RunTableColumns::default() => true,
+            Some("default") => {
+                return Err(Error::InvalidParameter(
+                    "columns=default cannot be combined with params, metrics or tags".into(),
+                ))
+            }
+            Some(other) => {
+                return Err(Error::InvalidParameter(format!(
+                    "columns must be 'default' (or left out and the columns named); got '{other}'"
+                )))
+            }
+        };
+        Ok(RunTableRequest {
+            query,
+            default_columns,
+        })
+    }
+
+    /// `GET /runs/{id}/logs` (and its stream and download): every malformed value a 400
+    /// naming its parameter (empty values count as absent).
+    pub(crate) fn log_query(&self) -> Result<LogQuery, Error> {
+        let bad = |m: String| Error::InvalidParameter(m);
+        let level = self
+            .get("level")
+            .map(|v| {
+                LogLevel::parse(v.trim()).ok_or_else(|| {
+                    bad(format!(
+                        "level must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL; got '{v}'"
+                    ))
+                })
+            })
+            .transpose()?;
+        let level_mode = self
+            .get("level_mode")
+            .map(|v| match v.trim() {
+                "at_least" => Ok(LevelMode::AtLeast),
+                "exactly" => Ok(LevelMode::Exactly),
+                _ => Err(bad(format!(
+                    "level_mode must be at_least or exactly; got '{v}'"
+                ))),
+            })
+            .transpose()?;
+        let q = self.get("q").map(str::to_owned);
+        if let Some(q) = &q {
+            if q.len() > MAX_SEARCH_BYTES || q.contains(['\n', '\r']) {
+                return Err(bad(format!(
+                    "q must be 1 to {MAX_SEARCH_BYTES} bytes of one line"
+                )));
+            }
+        }
+        let ms = "a time in ms since the epoch";
+        let since = self.parse::<i64>("since", ms)?;
+        let until = self.parse::<i64>("until", ms)?;
+        if let (Some(s), Some(u)) = (since, until) {
+            if u <= s {
+                return Err(bad(format!("until ({u}) must be after since ({s})")));
+            }
+        }
+        let cursor = |key: &str| -> Result<Option<String>, Error> {
+            match self.get(key) {
+                None => Ok(None),
+                Some(c) => LineKey::from_cursor(c)
+                    .map(|_| Some(c.to_owned()))
+                    .map_err(|_| {
+                        bad(format!(
+                            "{key} must be a cursor from a log page (older/newer); got '{c}'"
+                        ))
+                    }),
+            }
+        };
+        let limit = self.parse::<u32>("limit", &format!("an integer from 1 to {MAX_PAGE}"))?;
+        if limit.is_some_and(|l| l == 0 || l as usize > MAX_PAGE) {
+            return Err(bad(format!(
+                "limit must be an integer from 1 to {MAX_PAGE}; got '{}'",
+                limit.unwrap_or_default()
+            )));
+        }
+        Ok(LogQuery {
+            node: self.get("node").map(str::to_owned),
+            level,
+            level_mode,
+            q,
+            since,
+            until,
+            before: cursor("before")?,
+            after: cursor("after")?,
+            at: self.parse::<i64>("at", ms)?,
+            earliest: self.flag("earliest")?,
+            limit,
+        })
+    }
+
+    /// `GET /job-runs?all_status=&limit=`.
+    pub(crate) fn job_runs(&self) -> Result<JobRunFilter, Error> {
+        let limit = self
+            .parse::<u32>("limit", "an integer from 1 to 1000")?
+            .unwrap_or(DEFAULT_LIST_LIMIT);
+        if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+            return Err(Error::InvalidParameter(format!(
+                "limit must be an integer from 1 to 1000, got '{limit}'"
+            )));
+        }
+        Ok(JobRunFilter {
+            all_status: self.flag("all_status")?.unwrap_or(false),
+            limit,
         })
     }
 

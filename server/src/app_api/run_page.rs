@@ -1,15 +1,12 @@
 //! The run page's overview (`GET /runs/{id}`): attributes, params, tags, latest metrics,
 //! and the parent and child runs linked by the `mlflow.parentRunId` tag.
 
-use crate::db::Conn;
 use api_types as json;
 use api_types::Level;
 use axum::extract::State;
 use axum::Json;
 
 use super::guard::{RunGuard, READ};
-use crate::auth::Caller;
-use crate::permissions::require_run;
 use crate::tracking::overview;
 use crate::{AppState, Error};
 
@@ -28,23 +25,8 @@ pub(crate) async fn get_run(
     } = guard;
     let mut detail = state
         .store
-        .call(move |c| run_detail(c, &caller, &run_id))
+        .call(move |c| overview::run_page(c, &caller, &run_id))
         .await?;
     detail.can_edit = level >= Level::CanEdit;
     Ok(Json(detail))
-}
-
-/// The run's overview with its parent, when the tag names a run the caller may read.
-fn run_detail(c: &mut Conn, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
-    let mut run = overview::run_detail(c, run_id)?;
-    run.parent = match run.tags.iter().find(|t| t.key == overview::PARENT_TAG) {
-        // A parent in an experiment the caller cannot read stays hidden.
-        Some(t) => match require_run(c, caller, &t.value, Level::CanRead) {
-            Ok(_) => overview::run_ref(c, &t.value)?,
-            Err(Error::NotFound(_) | Error::PermissionDenied { .. }) => None,
-            Err(e) => return Err(e),
-        },
-        None => None,
-    };
-    Ok(run)
 }

@@ -1,18 +1,14 @@
 //! The runs table of an experiment (`GET /experiments/{id}/runs`): one page of the matching
-//! runs in the table's order, only the requested columns, in a handful of set-based
-//! queries whatever the run count, and the count of all matches.
+//! runs in the table's order, only the requested columns, and the count of all matches
+//! ([`run_table::table_page`]).
 
 use api_types as json;
 use axum::extract::State;
 use axum::Json;
 
 use super::guard::{ExperimentGuard, READ};
-use super::query::QueryParams;
-use crate::tracking::columns::{column_keys, ColumnKind};
-use crate::tracking::overview;
-use crate::tracking::run_table::load_rows;
-use crate::tracking::search::{search_run_page, RunQuery};
-use crate::tracking::ViewType;
+use super::query::{QueryParams, RunTableRequest};
+use crate::tracking::run_table;
 use crate::{AppState, Error};
 
 /// `GET /api/v1/experiments/{id}/runs?filter=&order_by=&view=&params=&metrics=&tags=&limit=&page_token=`.
@@ -43,69 +39,16 @@ pub(crate) async fn list_runs(
     query: QueryParams,
 ) -> Result<Json<json::RunTable>, Error> {
     let id = guard.id;
-    let json::RunTableQuery {
-        filter,
-        order_by,
-        view,
-        columns,
-        limit,
-        page_token,
+    let RunTableRequest {
+        query,
+        default_columns,
     } = query.run_table()?;
-    let default_columns = wants_default_columns(&query, &columns)?;
-    let limit = page_size(limit)?;
-    let filter = filter.unwrap_or_default();
-    let view = view_type(view);
+    let limit = page_size(query.limit)?;
     let table = state
         .store
-        .call(move |c| {
-            overview::check_exists(c, id)?;
-            let page = search_run_page(
-                c,
-                &RunQuery {
-                    experiment_ids: &[id],
-                    filter: &filter,
-                    order_by: &order_by,
-                    view,
-                },
-                page_token.as_deref(),
-                limit,
-                true,
-            )?;
-            let columns = match default_columns {
-                true => json::RunTableColumns::defaults(
-                    &column_keys(c, id, ColumnKind::Param)?,
-                    &column_keys(c, id, ColumnKind::Metric)?,
-                ),
-                false => columns,
-            };
-            let rows = load_rows(c, &page.ids, &columns)?;
-            Ok(json::RunTable {
-                columns,
-                rows,
-                total: page.total,
-                next_page_token: page.next_page_token,
-            })
-        })
+        .call(move |c| run_table::table_page(c, id, &query, default_columns, limit))
         .await?;
     Ok(Json(table))
-}
-
-/// Whether the query asks for the default columns (`columns=default`); 400 for another
-/// value, or for `columns=default` beside named columns.
-fn wants_default_columns(
-    query: &QueryParams,
-    named: &json::RunTableColumns,
-) -> Result<bool, Error> {
-    match query.get("columns") {
-        None => Ok(false),
-        Some("default") if *named == json::RunTableColumns::default() => Ok(true),
-        Some("default") => Err(Error::InvalidParameter(
-            "columns=default cannot be combined with params, metrics or tags".into(),
-        )),
-        Some(other) => Err(Error::InvalidParameter(format!(
-            "columns must be 'default' (or left out and the columns named); got '{other}'"
-        ))),
-    }
 }
 
 /// The page size a `limit` asks for: 1 to [`json::RUN_PAGE_MAX`], the default when absent.
@@ -116,14 +59,5 @@ pub(crate) fn page_size(limit: Option<u32>) -> Result<usize, Error> {
             "limit must be an integer from 1 to {}; got {n}",
             json::RUN_PAGE_MAX
         ))),
-    }
-}
-
-/// The store's view for the wire's.
-pub(crate) fn view_type(view: json::RunView) -> ViewType {
-    match view {
-        json::RunView::Active => ViewType::ActiveOnly,
-        json::RunView::Deleted => ViewType::DeletedOnly,
-        json::RunView::All => ViewType::All,
     }
 }

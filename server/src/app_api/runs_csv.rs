@@ -1,18 +1,7 @@
 //! The runs table as CSV (`GET /experiments/{id}/runs/csv`): every run matching the
 //! table's query (no row cap), streamed a page of runs at a time so memory stays bounded
-//! whatever the run count.
-//!
-//! Columns: `run_id, run_name, status, user, start_time, end_time` (ISO 8601 UTC with
-//! milliseconds), `duration_s` (empty while running), then `metrics.<k>`, `params.<k>`
-//! and `tags.<k>` for the requested columns in order. Fields are quoted as RFC 4180 says,
-//! rows end with CRLF. Text that a spreadsheet would run as a formula (a cell starting with
-//! `=`, `+`, `-`, `@`, tab or CR that is not a plain number) gets a leading `'`; quoting
-//! is the `csv` crate's.
+//! whatever the run count. The columns and the CSV are [`crate::tracking::runs_csv`]'s.
 
-use std::borrow::Cow;
-use std::fmt::Write as _;
-
-use api_types as json;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header;
@@ -21,15 +10,8 @@ use futures_util::stream;
 
 use super::guard::{ExperimentGuard, READ};
 use super::query::QueryParams;
-use super::run_table::view_type;
-use crate::logs::wire::rfc3339_ms;
-use crate::tracking::run_table::load_rows;
-use crate::tracking::search::{search_run_page, RunQuery};
-use crate::tracking::ViewType;
+use crate::tracking::runs_csv::{self, header_row};
 use crate::{AppState, Error, Store};
-
-/// Runs read per page.
-pub(crate) const PAGE: usize = 1_000;
 
 /// `GET /api/v1/experiments/{id}/runs/csv?filter=&order_by=&view=&params=&metrics=&tags=`
 /// (the query of `GET /experiments/{id}/runs`; its `limit` and `page_token` are ignored):
@@ -40,20 +22,16 @@ pub(crate) async fn export_runs_csv(
     guard: ExperimentGuard<READ>,
     query: QueryParams,
 ) -> Result<Response, Error> {
-    let q = query.run_table()?;
-    let view = view_type(q.view);
+    let query = query.run_table()?.query;
+    let mut first = header_row(&query.columns)?;
     let mut export = Export {
         store: state.store.clone(),
         experiment_id: guard.id,
-        filter: q.filter.unwrap_or_default(),
-        order_by: q.order_by,
-        view,
-        columns: q.columns,
+        query,
         page_token: None,
         done: false,
     };
     // The first page parses the filter: a bad one is a 400, not a broken download.
-    let mut first = header_row(&export.columns)?;
     first.push_str(&export.next_page().await?);
     let rest = stream::unfold(export, |mut e| async move {
         if e.done {
@@ -89,10 +67,7 @@ pub(crate) async fn export_runs_csv(
 struct Export {
     store: Store,
     experiment_id: i64,
-    filter: String,
-    order_by: Vec<String>,
-    view: ViewType,
-    columns: json::RunTableColumns,
+    query: api_types::RunTableQuery,
     /// Where the next page starts (after the previous page's last row, whatever was
     /// added or removed meanwhile); `None` for the first.
     page_token: Option<String>,
@@ -102,170 +77,17 @@ struct Export {
 impl Export {
     /// The next page of rows as CSV text; sets `done` after the last page.
     async fn next_page(&mut self) -> Result<String, Error> {
-        let (id, filter, order_by, view, columns, token) = (
+        let (id, query, token) = (
             self.experiment_id,
-            self.filter.clone(),
-            self.order_by.clone(),
-            self.view,
-            self.columns.clone(),
+            self.query.clone(),
             self.page_token.take(),
         );
-        let (rows, next) = self
+        let (text, next) = self
             .store
-            .call(move |c| {
-                let page = search_run_page(
-                    c,
-                    &RunQuery {
-                        experiment_ids: &[id],
-                        filter: &filter,
-                        order_by: &order_by,
-                        view,
-                    },
-                    token.as_deref(),
-                    PAGE,
-                    false,
-                )?;
-                Ok((load_rows(c, &page.ids, &columns)?, page.next_page_token))
-            })
+            .call(move |c| runs_csv::page(c, id, &query, token.as_deref()))
             .await?;
         self.done = next.is_none();
         self.page_token = next;
-        let mut w = csv_writer(rows.len() * 128);
-        for row in &rows {
-            write_row(&mut w, row)?;
-        }
-        csv_text(w)
-    }
-}
-
-/// A CSV writer into memory: RFC 4180 quoting (only the fields that need it), CRLF rows.
-fn csv_writer(capacity: usize) -> csv::Writer<Vec<u8>> {
-    csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::with_capacity(capacity))
-}
-
-/// What `w` wrote, as text.
-fn csv_text(w: csv::Writer<Vec<u8>>) -> Result<String, Error> {
-    let bytes = w
-        .into_inner()
-        .map_err(|e| Error::Internal(format!("writing CSV: {}", e.error())))?;
-    String::from_utf8(bytes).map_err(|e| Error::Internal(format!("writing CSV: {e}")))
-}
-
-fn csv_error(e: csv::Error) -> Error {
-    Error::Internal(format!("writing CSV: {e}"))
-}
-
-/// The header row for `columns`.
-fn header_row(columns: &json::RunTableColumns) -> Result<String, Error> {
-    let mut names: Vec<String> = [
-        "run_id",
-        "run_name",
-        "status",
-        "user",
-        "start_time",
-        "end_time",
-        "duration_s",
-    ]
-    .map(String::from)
-    .to_vec();
-    names.extend(columns.metrics.iter().map(|k| format!("metrics.{k}")));
-    names.extend(columns.params.iter().map(|k| format!("params.{k}")));
-    names.extend(columns.tags.iter().map(|k| format!("tags.{k}")));
-    let mut w = csv_writer(256);
-    w.write_record(names.iter().map(|n| neutralised(n).into_owned()))
-        .map_err(csv_error)?;
-    csv_text(w)
-}
-
-/// Writes one run's row.
-fn write_row(w: &mut csv::Writer<Vec<u8>>, r: &json::RunRow) -> Result<(), Error> {
-    let duration = r
-        .end_time
-        .map(|end| format!("{:?}", (end - r.start_time) as f64 / 1000.0))
-        .unwrap_or_default();
-    let fixed = [
-        r.run_id.clone(),
-        r.run_name.clone(),
-        r.status.clone(),
-        r.user_id.clone(),
-        rfc3339_ms(r.start_time),
-        r.end_time.map(rfc3339_ms).unwrap_or_default(),
-        duration,
-    ];
-    let mut cells: Vec<String> = fixed.iter().map(|v| neutralised(v).into_owned()).collect();
-    cells.extend(r.metrics.iter().map(|m| {
-        let mut out = String::new();
-        if let Some(v) = m {
-            push_number(&mut out, v.0);
-        }
-        out
-    }));
-    cells.extend(r.params.iter().chain(&r.tags).map(|v| {
-        v.as_deref()
-            .map(neutralised)
-            .unwrap_or_default()
-            .into_owned()
-    }));
-    w.write_record(&cells).map_err(csv_error)
-}
-
-/// A metric value: shortest round-trip form (`0.1`, `1e-7`), `NaN`, `inf` or `-inf`.
-fn push_number(out: &mut String, v: f64) {
-    let _ = write!(out, "{v:?}");
-}
-
-/// A text cell, with a leading `'` when a spreadsheet would run it as a formula.
-fn neutralised(v: &str) -> Cow<'_, str> {
-    let formula = v.starts_with(['=', '+', '-', '@', '\t', '\r'])
-        && !v.parse::<f64>().is_ok_and(f64::is_finite);
-    if formula {
-        Cow::Owned(format!("'{v}"))
-    } else {
-        Cow::Borrowed(v)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{csv_text, csv_writer, neutralised, push_number};
-
-    fn cell(v: &str) -> String {
-        let mut w = csv_writer(0);
-        w.write_record([&*neutralised(v)]).unwrap();
-        let row = csv_text(w).unwrap();
-        row.strip_suffix("\r\n").unwrap().to_owned()
-    }
-
-    #[test]
-    fn cells_are_quoted_and_formulas_neutralised() {
-        assert_eq!(cell("plain"), "plain");
-        assert_eq!(cell("a,b"), "\"a,b\"");
-        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(cell("two\nlines"), "\"two\nlines\"");
-        assert_eq!(cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(cell("+cmd"), "'+cmd");
-        assert_eq!(cell("-2+3"), "'-2+3");
-        assert_eq!(cell("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(cell("\tx"), "'\tx");
-        assert_eq!(cell("\r=1"), "\"'\r=1\"");
-        assert_eq!(cell("-inf"), "'-inf");
-        // Numbers are not formulas.
-        assert_eq!(cell("-0.5"), "-0.5");
-        assert_eq!(cell("+1e-3"), "+1e-3");
-    }
-
-    #[test]
-    fn numbers_round_trip() {
-        for v in [-0.5, 0.1, 1e-7, 12345.678, 1e300, f64::MIN_POSITIVE] {
-            let mut out = String::new();
-            push_number(&mut out, v);
-            assert_eq!(out.parse::<f64>().unwrap(), v, "{out}");
-        }
-        let mut out = String::new();
-        push_number(&mut out, f64::NAN);
-        push_number(&mut out, f64::NEG_INFINITY);
-        assert_eq!(out, "NaN-inf");
+        Ok(text)
     }
 }

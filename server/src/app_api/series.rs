@@ -1,5 +1,7 @@
 //! A chart's data (`GET /runs/{id}/series`): one metric of one run over an x range,
-//! streamed from the index in x order through the M4 reducer.
+//! streamed from the index in x order through the M4 reducer. The app's charts ask the
+//! batched route ([`super::series_batch`]) with one run instead; this public route checks
+//! its request as that one does and reads with the same query.
 
 use api_types as json;
 use axum::extract::State;
@@ -7,11 +9,9 @@ use axum::Json;
 
 use super::guard::{RunGuard, READ};
 use super::query::QueryParams;
-use crate::tracking::series::{self, SeriesRequest, Viewport};
+use super::series_batch::checked_width;
+use crate::tracking::series::{self, SeriesRequest};
 use crate::{AppState, Error};
-
-/// Pixel columns when `width` is absent.
-const DEFAULT_WIDTH: u32 = 1000;
 
 /// `GET /api/v1/runs/{id}/series?key=&x=step|wall|relative&width=&x_min=&x_max=`: the
 /// metric `key` (required) of the run reduced with M4 to `width` (1..=10000, default 1000)
@@ -26,17 +26,13 @@ pub(crate) async fn get_metric_series(
 ) -> Result<Json<json::MetricSeries>, Error> {
     let run_id = guard.run_id;
     let query = query.series()?;
-    let width = query.width.unwrap_or(DEFAULT_WIDTH);
-    let (x_min, x_max) = (query.x_min, query.x_max);
-    // Reject a bad width or an inverted range before touching the store.
-    Viewport::new(width, x_min.unwrap_or(f64::MIN), x_max.unwrap_or(f64::MAX))?;
     let req = SeriesRequest {
         run_id,
         key: query.key,
         axis: query.x,
-        width,
-        x_min,
-        x_max,
+        width: checked_width(query.width, query.x_min, query.x_max)?,
+        x_min: query.x_min,
+        x_max: query.x_max,
     };
     Ok(Json(
         state.store.call(move |c| series::query(c, req)).await?,

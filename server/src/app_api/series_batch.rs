@@ -17,6 +17,19 @@ use crate::{AppState, Error, Store};
 /// Pixel columns when `width` is absent.
 const DEFAULT_WIDTH: u32 = 1000;
 
+/// The pixel columns of a chart request (`width`, default [`DEFAULT_WIDTH`]), once the
+/// width and the range `[x_min, x_max]` are checked: a bad width or an inverted range is
+/// refused before anything is read. Both series routes start here.
+pub(super) fn checked_width(
+    width: Option<u32>,
+    x_min: Option<f64>,
+    x_max: Option<f64>,
+) -> Result<u32, Error> {
+    let width = width.unwrap_or(DEFAULT_WIDTH);
+    Viewport::new(width, x_min.unwrap_or(f64::MIN), x_max.unwrap_or(f64::MAX))?;
+    Ok(width)
+}
+
 /// `GET /api/v1/experiments/{id}/series?run=&run=&key=&key=&x=&x_key=&width=&x_min=&x_max=`
 /// (see [`api_types::workspace::SeriesBatchQuery`]): an [`api_types::workspace::SeriesBatch`]. Requested runs that are not runs
 /// of this experiment are listed in `missing` and get no series (nothing of another
@@ -28,13 +41,7 @@ pub(crate) async fn get_series_batch(
     query: QueryParams,
 ) -> Result<Response, Error> {
     let q = query.series_batch()?;
-    let width = q.width.unwrap_or(DEFAULT_WIDTH);
-    // A bad width or an inverted range is refused before anything is read.
-    Viewport::new(
-        width,
-        q.x_min.unwrap_or(f64::MIN),
-        q.x_max.unwrap_or(f64::MAX),
-    )?;
+    let width = checked_width(q.width, q.x_min, q.x_max)?;
     let id = guard.id;
     let asked = q.runs.clone();
     let found = state

@@ -1,47 +1,25 @@
-//! Artifacts: files of runs and logged models, stored behind [`ArtifactStore`] (a local
-//! folder, [`LocalStore`], or an S3-compatible bucket, [`ObjectStoreBackend`]) and named by
-//! [`ArtifactPath`]s, which cannot leave the artifact root. `mlflow-artifacts:/<p>` URIs
-//! map to `<root>/<p>` ([`ArtifactPath::from_uri`]). The MLflow artifact proxy
-//! ([`proxy::dialect`]) and the app API's artifact routes serve them.
+//! Artifacts: files of runs and logged models.
+//!
+//! - [`store`]: where they are kept, behind [`ArtifactStore`] (a local folder,
+//!   [`LocalStore`], or an S3-compatible bucket, [`store::ObjectStoreBackend`]).
+//! - [`path`]: [`ArtifactPath`]s, which cannot leave the artifact root;
+//!   `mlflow-artifacts:/<p>` URIs map to `<root>/<p>` ([`ArtifactPath::from_uri`]).
+//! - [`root`]: where a run's or a logged model's artifacts live ([`Root`]); [`listing`]: a
+//!   page of a folder under it; [`mlmodel`]: the summary of an `MLmodel` file.
+//! - [`http`]: serving them: the MLflow artifact proxy ([`http::proxy::dialect`]) and the
+//!   responses that it and the app API's artifact routes (`app_api::artifacts`) send.
 
-pub mod access;
-pub mod download;
-pub mod local;
+pub mod http;
+pub mod listing;
+pub mod mlmodel;
 pub mod path;
-pub mod proxy;
-pub mod s3;
+pub mod root;
 pub mod store;
-pub mod zip;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-pub(crate) use local::LocalStore;
 pub(crate) use path::ArtifactPath;
-pub(crate) use s3::ObjectStoreBackend;
-pub use store::{ArtifactStore, ByteRange, Entry, Listing, Object, StoreError, WalkEntry};
-
-/// Default cap of one upload: 50 GiB.
-pub const DEFAULT_MAX_UPLOAD: u64 = 50 * 1024 * 1024 * 1024;
-
-/// The folder `artifacts` beside the database file `db`: the default artifact root.
-pub fn default_root(db: &Path) -> PathBuf {
-    db.parent().unwrap_or(Path::new(".")).join("artifacts")
-}
-
-/// Where artifacts go, as `runlens serve` was told.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    /// A local folder.
-    Dir(PathBuf),
-    /// An `s3://bucket/prefix` URL.
-    Url(String),
-}
-
-/// Opens the store at `location`.
-pub fn open(location: &Location) -> Result<Arc<dyn ArtifactStore>, StoreError> {
-    Ok(match location {
-        Location::Dir(dir) => Arc::new(LocalStore::open(dir)?),
-        Location::Url(url) => Arc::new(ObjectStoreBackend::from_url(url)?),
-    })
-}
+pub(crate) use root::Root;
+pub(crate) use store::LocalStore;
+pub use store::{
+    default_root, open, ArtifactStore, ByteRange, Entry, Listing, Location, Object, StoreError,
+    WalkEntry, DEFAULT_MAX_UPLOAD,
+};

@@ -7,7 +7,7 @@ use super::users;
 use crate::{Error, Store};
 
 /// Username of the administrator created on first start.
-pub const ADMIN_USERNAME: &str = "admin";
+pub(crate) const ADMIN_USERNAME: &str = "admin";
 
 /// What [`ensure_admin`] did.
 #[derive(Debug, PartialEq, Eq)]

@@ -42,7 +42,7 @@ pub fn create_group(conn: &Conn, name: &str) -> Result<i64, Error> {
 }
 
 /// The id of the group `name`, if it exists.
-pub fn find_group_id(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
+pub(crate) fn find_group_id(conn: &Conn, name: &str) -> Result<Option<i64>, Error> {
     Ok(conn
         .query_row("SELECT group_id FROM groups WHERE name = ?1", [name], |r| {
             r.get(0)

@@ -1,5 +1,5 @@
 //! The authentication layer of every non-public route (the route table attaches it):
-//! resolves the [`Caller`] (Bearer, Basic, session cookie, proxy header), refuses
+//! resolves the [`Caller`](super::Caller) (Bearer, Basic, session cookie, proxy header), refuses
 //! cross-site writes made with credentials a browser sends by itself, answers 401 in the
 //! dialect of the path, and marks every answer `Cache-Control: no-store`.
 

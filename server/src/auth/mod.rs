@@ -4,23 +4,24 @@
 //! ([`proof::Proof`], which open streams check again); handlers take `caller: Caller`.
 
 pub mod bootstrap;
-pub mod credentials;
+pub(crate) mod credentials;
 pub mod groups;
 pub mod limiter;
-pub mod middleware;
+pub(crate) mod middleware;
 pub mod node_credentials;
 pub mod password;
-pub mod proof;
-pub mod resolve;
-pub mod secret;
-pub mod session_routes;
-pub mod sessions;
-pub mod settings;
-pub mod token_routes;
+pub(crate) mod proof;
+pub(crate) mod resolve;
+pub(crate) mod secret;
+pub(crate) mod session_routes;
+pub(crate) mod sessions;
+pub(crate) mod settings;
+pub(crate) mod token_routes;
 pub mod tokens;
 pub mod users;
 
-pub use settings::{AuthSettings, AuthState};
+pub use settings::AuthSettings;
+pub(crate) use settings::AuthState;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;

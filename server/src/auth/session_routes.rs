@@ -138,27 +138,44 @@ pub(crate) fn session_cookie_header(id: &str, max_age_s: i64, secure: bool) -> H
 /// that must fail, and a signed-in one can load its data while that check runs.
 pub(crate) const SIGNED_IN_HINT: &str = "runlens_signed_in";
 
-/// The `Set-Cookie` value of [`SIGNED_IN_HINT`] for a page load with these request headers:
-/// set (`1`) when they carry a session cookie or the trusted proxy's user header, cleared
-/// otherwise. Whether that credential is still valid is the session check's to say.
-pub(crate) fn signed_in_hint(settings: &AuthSettings, headers: &HeaderMap) -> HeaderValue {
-    let present = session_cookie(headers).is_some()
-        || settings
-            .trusted_user_header
-            .as_ref()
-            .is_some_and(|h| headers.get(h).is_some_and(|v| !v.is_empty()));
-    let (value, max_age_s) = if present {
-        ("1", ABSOLUTE_TIMEOUT_MS / 1000)
-    } else {
-        ("", 0)
-    };
-    let secure = if secure_for(settings, headers) {
-        "; Secure"
-    } else {
-        ""
-    };
-    HeaderValue::from_str(&format!(
-        "{SIGNED_IN_HINT}={value}; Path=/; SameSite=Lax; Max-Age={max_age_s}{secure}"
-    ))
-    .unwrap_or_else(|_| HeaderValue::from_static(""))
+/// What the [`SIGNED_IN_HINT`] cookie of a page load says, read from its request headers
+/// ([`SignedInHint::of`]); [`SignedInHint::cookie`] builds the `Set-Cookie` value, so a
+/// request that turns out not to be a page load builds none.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SignedInHint {
+    /// The request carries a session cookie or the trusted proxy's user header.
+    present: bool,
+    /// The cookie is marked `Secure` (the settings say so, or the request came over HTTPS).
+    secure: bool,
+}
+
+impl SignedInHint {
+    /// The hint for a request with these headers: set when they carry a session cookie or
+    /// the trusted proxy's user header, cleared otherwise. Whether that credential is still
+    /// valid is the session check's to say.
+    pub(crate) fn of(settings: &AuthSettings, headers: &HeaderMap) -> Self {
+        let present = session_cookie(headers).is_some()
+            || settings
+                .trusted_user_header
+                .as_ref()
+                .is_some_and(|h| headers.get(h).is_some_and(|v| !v.is_empty()));
+        SignedInHint {
+            present,
+            secure: secure_for(settings, headers),
+        }
+    }
+
+    /// The `Set-Cookie` value: the hint set (`1`) or cleared.
+    pub(crate) fn cookie(self) -> HeaderValue {
+        let (value, max_age_s) = if self.present {
+            ("1", ABSOLUTE_TIMEOUT_MS / 1000)
+        } else {
+            ("", 0)
+        };
+        let secure = if self.secure { "; Secure" } else { "" };
+        HeaderValue::from_str(&format!(
+            "{SIGNED_IN_HINT}={value}; Path=/; SameSite=Lax; Max-Age={max_age_s}{secure}"
+        ))
+        .unwrap_or_else(|_| HeaderValue::from_static(""))
+    }
 }

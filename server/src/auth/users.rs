@@ -202,7 +202,7 @@ fn update(
 }
 
 /// Whether any enabled administrator exists.
-pub fn admin_exists(conn: &Conn) -> Result<bool, Error> {
+pub(crate) fn admin_exists(conn: &Conn) -> Result<bool, Error> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM users WHERE is_admin = 1 AND disabled = 0)",
         [],

@@ -7,7 +7,7 @@ use server::Store;
 use super::{format_time, message, read_password};
 
 #[derive(clap::Args)]
-pub struct UserArgs {
+pub(crate) struct UserArgs {
     #[command(subcommand)]
     command: UserCommand,
 }
@@ -50,7 +50,7 @@ enum UserCommand {
 }
 
 /// Runs a `user` subcommand.
-pub fn user(store: &Store, args: UserArgs) -> Result<(), String> {
+pub(crate) fn user(store: &Store, args: UserArgs) -> Result<(), String> {
     match args.command {
         UserCommand::Add {
             username,
@@ -125,7 +125,7 @@ fn print_users(store: &Store) -> Result<(), String> {
 }
 
 #[derive(clap::Args)]
-pub struct GroupArgs {
+pub(crate) struct GroupArgs {
     #[command(subcommand)]
     command: GroupCommand,
 }
@@ -143,7 +143,7 @@ enum GroupCommand {
 }
 
 /// Runs a `group` subcommand.
-pub fn group(store: &Store, args: GroupArgs) -> Result<(), String> {
+pub(crate) fn group(store: &Store, args: GroupArgs) -> Result<(), String> {
     match args.command {
         GroupCommand::Add { name } => {
             store

@@ -15,7 +15,7 @@ const JSON_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Where the server is and who calls it; shared by the client commands.
 #[derive(clap::Args, Clone, Debug)]
-pub struct Remote {
+pub(crate) struct Remote {
     /// The runlens server, e.g. https://runlens.example.com or http://10.0.0.1:8080.
     #[arg(
         long,
@@ -36,7 +36,7 @@ pub struct Remote {
 impl Remote {
     /// A client of this server with this token; the URL must be
     /// `http(s)://host[:port][/prefix]`.
-    pub fn client(&self) -> Result<ApiClient, String> {
+    pub(crate) fn client(&self) -> Result<ApiClient, String> {
         let base = net::base_url(&self.server).map_err(|e| format!("--server: {e}"))?;
         let options = net::ClientOptions {
             ca_cert: self.ca_cert.as_deref(),
@@ -51,7 +51,7 @@ impl Remote {
 
 /// A failed call as a terminal shows it: the server's own message when it wrote one (a
 /// 403's names who can grant access), else the error; a 401 says how to give a token.
-pub fn explain(err: ClientError) -> String {
+pub(crate) fn explain(err: ClientError) -> String {
     let status = err.status();
     let text = match err {
         ClientError::Status { message, .. } => message,

@@ -8,7 +8,7 @@ use server::Store;
 use super::message;
 
 #[derive(clap::Args)]
-pub struct GrantArgs {
+pub(crate) struct GrantArgs {
     /// Experiment id or name (e.g. /Users/alice/sft).
     #[arg(long, conflicts_with = "node", required_unless_present = "node")]
     experiment: Option<String>,
@@ -31,7 +31,7 @@ pub struct GrantArgs {
 }
 
 /// Runs `grant`.
-pub fn grant(store: &Store, args: GrantArgs) -> Result<(), String> {
+pub(crate) fn grant(store: &Store, args: GrantArgs) -> Result<(), String> {
     let principal = match (&args.user, &args.group) {
         (Some(u), _) => Principal {
             kind: PrincipalKind::User,

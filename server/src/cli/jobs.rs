@@ -9,7 +9,7 @@ use super::format_time;
 
 /// `runlens jobs ...`
 #[derive(clap::Args)]
-pub struct JobsArgs {
+pub(crate) struct JobsArgs {
     #[command(subcommand)]
     command: JobsCommand,
 }
@@ -38,7 +38,7 @@ enum JobsCommand {
 }
 
 /// Runs `runlens jobs ...`.
-pub fn jobs(args: JobsArgs) -> Result<(), String> {
+pub(crate) fn jobs(args: JobsArgs) -> Result<(), String> {
     let rt = super::logs::runtime()?;
     match args.command {
         JobsCommand::List {

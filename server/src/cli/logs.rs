@@ -26,7 +26,7 @@ const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 /// `runlens logs ...`
 #[derive(clap::Args)]
-pub struct LogsArgs {
+pub(crate) struct LogsArgs {
     #[command(flatten)]
     remote: Remote,
     /// A job run id (an integer; its latest attempt unless --attempt) or an MLflow run id
@@ -62,7 +62,7 @@ pub struct LogsArgs {
 }
 
 /// A current-thread runtime for one client command.
-pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -70,7 +70,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
 }
 
 /// Runs `runlens logs ...`.
-pub fn logs(args: LogsArgs) -> Result<(), String> {
+pub(crate) fn logs(args: LogsArgs) -> Result<(), String> {
     let client = args.remote.client()?;
     runtime()?.block_on(async move {
         let run_id = resolve_run(&client, &args.id, args.attempt).await?;

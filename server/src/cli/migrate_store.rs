@@ -8,7 +8,7 @@ use server::store::copy::{migrate_store, Report};
 
 /// Arguments of `runlens migrate-store`.
 #[derive(clap::Args)]
-pub struct MigrateStoreArgs {
+pub(crate) struct MigrateStoreArgs {
     /// The embedded data dir to copy, as `sqlite:DIR` (its runlens.db and logs.db). It is
     /// opened as `serve` opens it, so it is first migrated to this runlens's schema. Stop
     /// the server using it first: what it writes during the copy is not copied.
@@ -23,7 +23,7 @@ pub struct MigrateStoreArgs {
 }
 
 /// Runs the copy and prints its summary.
-pub fn migrate(data: &super::DataDir, args: MigrateStoreArgs) -> Result<(), String> {
+pub(crate) fn migrate(data: &super::DataDir, args: MigrateStoreArgs) -> Result<(), String> {
     let dir = source_dir(&args.from)?;
     let url = args
         .to

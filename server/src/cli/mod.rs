@@ -19,7 +19,7 @@ use server::Store;
 /// runlens: experiment tracking that speaks MLflow.
 #[derive(Parser)]
 #[command(name = "runlens", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     data: DataDir,
     #[command(subcommand)]
@@ -50,7 +50,7 @@ enum Command {
 
 /// Where the database lives; shared by every subcommand.
 #[derive(clap::Args, Clone)]
-pub struct DataDir {
+pub(crate) struct DataDir {
     /// Directory for the database (created on first start) and, with a PostgreSQL
     /// database, for the files beside it (artifacts): every replica must see the same one.
     #[arg(long, env = "RUNLENS_DATA_DIR", default_value = "data", global = true)]
@@ -67,7 +67,7 @@ pub struct DataDir {
 }
 
 /// Runs a parsed command line.
-pub fn run(cli: Cli) -> Result<(), String> {
+pub(crate) fn run(cli: Cli) -> Result<(), String> {
     let data = cli.data;
     match cli.command {
         Command::Serve(args) => serve::serve(&data, args),
@@ -86,7 +86,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
 
 /// Opens the store (PostgreSQL when a URL is given, else SQLite in the data dir), turning
 /// errors into the message printed to the terminal.
-pub fn open_store(data: &DataDir) -> Result<Store, String> {
+pub(crate) fn open_store(data: &DataDir) -> Result<Store, String> {
     match data.database_url.as_deref().filter(|u| !u.is_empty()) {
         Some(url) => {
             std::fs::create_dir_all(&data.data_dir)
@@ -98,7 +98,7 @@ pub fn open_store(data: &DataDir) -> Result<Store, String> {
 }
 
 /// The text of an error for the terminal (internal causes included: this is the admin).
-pub fn message(e: server::Error) -> String {
+pub(crate) fn message(e: server::Error) -> String {
     match e {
         server::Error::Internal(cause) => cause,
         other => other.to_string(),
@@ -107,7 +107,7 @@ pub fn message(e: server::Error) -> String {
 
 /// A password from the first line of stdin (`--password-stdin`) or the environment
 /// variable `RUNLENS_PASSWORD`; never from argv, where other users could see it.
-pub fn read_password(from_stdin: bool) -> Result<Option<String>, String> {
+pub(crate) fn read_password(from_stdin: bool) -> Result<Option<String>, String> {
     if from_stdin {
         let mut line = String::new();
         std::io::stdin()
@@ -123,7 +123,7 @@ pub fn read_password(from_stdin: bool) -> Result<Option<String>, String> {
 }
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` UTC (for lists).
-pub fn format_time(ms: i64) -> String {
+pub(crate) fn format_time(ms: i64) -> String {
     match chrono::DateTime::from_timestamp_millis(ms) {
         Some(at) => at.format("%Y-%m-%d %H:%M").to_string(),
         None => format!("{ms} ms after 1970"),

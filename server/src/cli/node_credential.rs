@@ -8,7 +8,7 @@ use server::Store;
 use super::{format_time, message};
 
 #[derive(clap::Args)]
-pub struct NodeCredentialArgs {
+pub(crate) struct NodeCredentialArgs {
     #[command(subcommand)]
     command: NodeCredentialCommand,
 }
@@ -38,7 +38,7 @@ enum NodeCredentialCommand {
 }
 
 /// Runs a `node-credential` subcommand.
-pub fn node_credential(store: &Store, args: NodeCredentialArgs) -> Result<(), String> {
+pub(crate) fn node_credential(store: &Store, args: NodeCredentialArgs) -> Result<(), String> {
     let now = server::util::now_ms();
     match args.command {
         NodeCredentialCommand::Create { node, by } => {

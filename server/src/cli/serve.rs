@@ -14,7 +14,7 @@ use server::{AppState, StaticConfig};
 use super::{message, open_store};
 
 #[derive(clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "RUNLENS_ADDR", default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
@@ -104,7 +104,7 @@ pub struct ServeArgs {
 }
 
 /// Runs the server over `data_dir`.
-pub fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
+pub(crate) fn serve(data: &super::DataDir, args: ServeArgs) -> Result<(), String> {
     let data_dir = data.data_dir.as_path();
     let store = open_store(data)?;
     bootstrap_admin(&store)?;

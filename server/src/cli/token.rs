@@ -7,7 +7,7 @@ use server::Store;
 use super::{format_time, message};
 
 #[derive(clap::Args)]
-pub struct TokenArgs {
+pub(crate) struct TokenArgs {
     #[command(subcommand)]
     command: TokenCommand,
 }
@@ -49,7 +49,7 @@ fn user_id(c: &server::db::Conn, username: &str) -> Result<i64, server::Error> {
 }
 
 /// Runs a `token` subcommand.
-pub fn token(store: &Store, args: TokenArgs) -> Result<(), String> {
+pub(crate) fn token(store: &Store, args: TokenArgs) -> Result<(), String> {
     match args.command {
         TokenCommand::Create { user, name } => {
             let created = store

@@ -64,7 +64,7 @@ impl DbError {
     }
 
     /// The database was locked by another connection past the wait.
-    pub fn is_busy(&self) -> bool {
+    pub(crate) fn is_busy(&self) -> bool {
         matches!(self, DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
             if e.code == rusqlite::ErrorCode::DatabaseBusy)
     }

@@ -59,7 +59,7 @@ pub struct MigrationSet {
 
 /// What [`run`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The schema version the database is at now.
     pub version: i64,
     /// How many migrations ran (an adopted 0.1.0 database counts none).
@@ -87,7 +87,7 @@ fn create_table(table: &str, engine: Engine) -> String {
 /// On PostgreSQL the transaction holds the write lock (an advisory lock), so replicas
 /// starting together migrate one after the other, and DDL is transactional: a failed
 /// migration leaves nothing behind.
-pub fn run(conn: &mut Conn, set: &MigrationSet) -> Result<Outcome, Error> {
+pub(crate) fn run(conn: &mut Conn, set: &MigrationSet) -> Result<Outcome, Error> {
     let engine = conn.engine();
     let table = (set.table)(engine);
     let tx = conn.transaction(Behavior::Immediate)?;

@@ -15,19 +15,22 @@
 //!   translated and values coerced to the inferred parameter types.
 //!
 //! The few SQL constructs that differ between the engines are named in [`sql`]; the
-//! schema migrations of every database runlens keeps run through [`migrate`].
+//! schema migrations of every database runlens keeps run through [`migrate`]; every
+//! writer of the server (the store's, the log store's) commits in groups through
+//! [`group_write`].
 //!
 //! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
 //! which the SQLite helpers and the migrations answer with) and its clock (`util::now_ms`,
 //! when a migration is recorded).
 
 mod error;
+pub(crate) mod group_write;
 pub mod migrate;
 mod params;
 pub mod pg;
 mod pool;
-pub mod sql;
-pub mod sqlite;
+pub(crate) mod sql;
+pub(crate) mod sqlite;
 mod stmt;
 mod tx;
 mod value;
@@ -37,10 +40,13 @@ use std::path::Path;
 pub(crate) use pool::{Pool, Pooled};
 
 pub(crate) use error::{DbError, Result};
-pub use params::{params_from_iter, Params, ParamsFromIter};
-pub use stmt::{ColumnIndex, MappedRows, Row, Rows, Stmt};
-pub use tx::{run_lock_key, Behavior, Transaction};
-pub use value::{FromValue, ToValue, Value, ValueRef};
+pub use params::params_from_iter;
+pub(crate) use params::Params;
+pub(crate) use stmt::{Row, Stmt};
+pub use tx::Behavior;
+pub(crate) use tx::{run_lock_key, Transaction};
+pub(crate) use value::FromValue;
+pub use value::{ToValue, Value, ValueRef};
 
 /// `params![a, b, c]`: the statement's parameters `?1, ?2, ?3`, each anything that is
 /// [`ToValue`] (numbers, strings, bytes, `Option`s of them, [`Value`]).

@@ -16,7 +16,7 @@ use tokio_postgres::NoTls;
 
 use super::{DbError, Result, ValueRef};
 
-pub mod notify;
+pub(crate) mod notify;
 
 /// Waits for `f` on the calling thread. tokio-postgres's client futures only talk to the
 /// connection task over channels, so they need no runtime of their own.
@@ -148,7 +148,7 @@ impl PgPool {
     /// Runs `hook` once every clone of this pool has been dropped and its runtime, with
     /// the connections' tasks, shut down (tests drop their database there). A second call
     /// replaces the first hook.
-    pub fn on_close(&self, hook: impl FnOnce() + Send + 'static) {
+    pub(crate) fn on_close(&self, hook: impl FnOnce() + Send + 'static) {
         *self
             .rt
             .on_close

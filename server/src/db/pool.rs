@@ -8,7 +8,7 @@ use super::{Conn, DbError, Engine, Result};
 
 /// The store's connection pool, SQLite's or PostgreSQL's.
 #[derive(Clone, Debug)]
-pub enum Pool {
+pub(crate) enum Pool {
     /// r2d2 over SQLite connections to one file.
     Sqlite(SqlitePool),
     /// deadpool over PostgreSQL connections.

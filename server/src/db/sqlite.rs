@@ -24,7 +24,7 @@ pub(crate) type SqlitePool = r2d2::Pool<Manager>;
 /// The pool's connection manager: r2d2_sqlite's, each new connection wrapped as a [`Conn`]
 /// and set up by `init` (retried while SQLite answers busy at once).
 #[derive(Debug)]
-pub struct Manager {
+pub(crate) struct Manager {
     inner: SqliteConnectionManager,
     init: Init,
     retry: Retry,
@@ -33,7 +33,7 @@ pub struct Manager {
 impl Manager {
     /// A manager for the database file `path`; `init` sets up each new connection and
     /// `retry` runs it (the caller's busy-retry policy).
-    pub fn file(path: &std::path::Path, init: Init, retry: Retry) -> Self {
+    pub(crate) fn file(path: &std::path::Path, init: Init, retry: Retry) -> Self {
         Manager {
             inner: SqliteConnectionManager::file(path),
             init,
@@ -65,14 +65,14 @@ impl ManageConnection for Manager {
 }
 
 /// How long a statement waits for a lock another connection holds (`PRAGMA busy_timeout`).
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `f` again while SQLite answers `SQLITE_BUSY` at once, for at most `timeout`, with
 /// short growing pauses. Some statements get that answer without SQLite calling the busy
 /// handler (switching the journal mode while another process opens the same new file,
 /// reading a WAL file's index while another connection is still setting it up), so the
 /// busy timeout alone does not cover them.
-pub fn retry_busy<T>(timeout: Duration, mut f: impl FnMut() -> Result<T>) -> Result<T> {
+pub(crate) fn retry_busy<T>(timeout: Duration, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
@@ -89,7 +89,7 @@ pub fn retry_busy<T>(timeout: Duration, mut f: impl FnMut() -> Result<T>) -> Res
 /// Switches the file to WAL (persistent in the file: every later connection is in WAL mode
 /// too) and returns the journal mode now in force, retrying `SQLITE_BUSY` for as long as
 /// the busy timeout allows (see [`retry_busy`]).
-pub fn switch_to_wal(c: &Conn) -> Result<String> {
+pub(crate) fn switch_to_wal(c: &Conn) -> Result<String> {
     retry_busy(BUSY_TIMEOUT, || {
         c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
     })
@@ -98,7 +98,7 @@ pub fn switch_to_wal(c: &Conn) -> Result<String> {
 /// A pool's connection errors (a connection that cannot be opened) go to the log, naming
 /// the database (the pool's default handler logs a bare `ERROR r2d2: ...`).
 #[derive(Debug)]
-pub struct LogPoolErrors(pub &'static str);
+pub(crate) struct LogPoolErrors(pub &'static str);
 
 impl HandleError<DbError> for LogPoolErrors {
     fn handle_error(&self, error: DbError) {
@@ -113,7 +113,7 @@ impl HandleError<DbError> for LogPoolErrors {
 /// connection just checkpointed it and removed its WAL; and each `init` retries an
 /// immediate `SQLITE_BUSY` (see [`retry_busy`]) instead of reporting it to `errors`.
 /// Returns the pool and what `prepare` returned.
-pub fn prepared_pool<T>(
+pub(crate) fn prepared_pool<T>(
     path: &Path,
     size: u32,
     init: Init,

@@ -112,7 +112,7 @@ impl<'c> Stmt<'c> {
 }
 
 /// The rows of a query, read one at a time.
-pub struct Rows<'s> {
+pub(crate) struct Rows<'s> {
     inner: RowsInner<'s>,
 }
 

@@ -14,7 +14,7 @@ const RUN_LOCK_CLASS: i32 = 0x726c_7275;
 
 /// The second key of the run `run_id`'s write lock: a stable 32-bit hash (FNV-1a) of the
 /// id. Two runs that share a hash only wait for each other.
-pub fn run_lock_key(run_id: &str) -> i32 {
+pub(crate) fn run_lock_key(run_id: &str) -> i32 {
     let hash = run_id.bytes().fold(0x811c_9dc5_u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });

@@ -31,7 +31,7 @@ impl Noise {
     }
 
     /// A run id: 32 lowercase hex characters, like MLflow's `uuid4().hex`.
-    pub fn run_id(&mut self) -> String {
+    pub(crate) fn run_id(&mut self) -> String {
         let bytes: [u8; 16] = self.0.random();
         hex::encode(bytes)
     }
@@ -47,7 +47,7 @@ pub(crate) fn warmup_cosine(step: i64, warmup: i64, total: i64, peak: f64, floor
 }
 
 /// Piecewise-constant decay: `base * gamma^k` after the k-th milestone.
-pub fn step_decay(step: i64, base: f64, milestones: &[i64], gamma: f64) -> f64 {
+pub(crate) fn step_decay(step: i64, base: f64, milestones: &[i64], gamma: f64) -> f64 {
     let passed = milestones.iter().filter(|m| step >= **m).count();
     base * gamma.powi(passed as i32)
 }
@@ -59,7 +59,7 @@ pub(crate) fn decay(step: i64, start: f64, floor: f64, tau: f64) -> f64 {
 
 /// The loss drop after each learning-rate milestone: a factor that eases from 1 to
 /// `factor` over `ease` steps after each milestone (the plateau-then-drop of step decay).
-pub fn milestone_drops(step: i64, milestones: &[i64], factor: f64, ease: f64) -> f64 {
+pub(crate) fn milestone_drops(step: i64, milestones: &[i64], factor: f64, ease: f64) -> f64 {
     milestones
         .iter()
         .filter(|m| step >= **m)

@@ -13,7 +13,7 @@ use crate::logs::{NewLine, Stream};
 const EVERY: i64 = 5;
 
 /// What one attempt of the demo job did.
-pub struct Attempt<'a> {
+pub(crate) struct Attempt<'a> {
     /// The run name (printed at start-up).
     pub run_name: &'a str,
     /// Its steps and their times (`last`: the last step printed).
@@ -65,7 +65,7 @@ impl Out {
 }
 
 /// The lines node `rank` of `nodes` printed during `a`.
-pub fn lines(a: &Attempt<'_>, rank: usize, nodes: usize, seed: u64) -> Vec<NewLine> {
+pub(crate) fn lines(a: &Attempt<'_>, rank: usize, nodes: usize, seed: u64) -> Vec<NewLine> {
     let mut noise = Noise::new(seed ^ ((rank as u64 + 1) * 0x9e37_79b9));
     let mut out = Out {
         lines: Vec::new(),

@@ -18,12 +18,12 @@ use crate::permissions::caller_for;
 use crate::{Error, Store};
 
 /// The job whose first attempt failed and whose retry succeeded.
-pub const RETRIED_JOB: &str = "sft-7b-lr1e-4";
+pub(crate) const RETRIED_JOB: &str = "sft-7b-lr1e-4";
 /// The running job bob may not view.
-pub const RUNNING_JOB: &str = "sft-13b";
+pub(crate) const RUNNING_JOB: &str = "sft-13b";
 
 /// Log lines to store for one attempt once the demo's transaction has committed.
-pub struct PendingLogs {
+pub(crate) struct PendingLogs {
     /// The attempt (the log store's key).
     attempt_id: i64,
     /// Per node label, its lines.
@@ -37,7 +37,7 @@ fn run_times(conn: &Conn, run_id: &str) -> Result<(i64, Option<i64>), Error> {
 
 /// Creates the demo jobs, job runs and attempts (linking the runs `llm` wrote) inside the
 /// demo's transaction; answers the lines to store afterwards with [`store_logs`].
-pub fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
+pub(crate) fn load(conn: &Conn, runs: &JobRuns) -> Result<Vec<PendingLogs>, Error> {
     let Some(exp) = crate::tracking::experiments::find_id_by_name(conn, people::ALICE_EXPERIMENT)?
     else {
         return Ok(Vec::new());
@@ -170,7 +170,7 @@ fn pending_for(
 }
 
 /// Stores the demo's lines (idempotent: a second call stores nothing, by sequence number).
-pub fn store_logs(store: &Store, pending: Vec<PendingLogs>) -> Result<(), Error> {
+pub(crate) fn store_logs(store: &Store, pending: Vec<PendingLogs>) -> Result<(), Error> {
     for p in pending {
         for (node, lines) in p.nodes {
             for (i, chunk) in lines.chunks(20_000).enumerate() {

@@ -33,7 +33,7 @@ pub(crate) const DEMO_NODE: Machine = Machine {
 };
 
 /// One SFT run's knobs.
-pub struct Sft<'a> {
+pub(crate) struct Sft<'a> {
     /// Run name.
     pub name: &'a str,
     model: &'a str,
@@ -176,7 +176,7 @@ impl Curve {
 }
 
 /// The runs of alice's experiment that the demo's jobs take as their attempts.
-pub struct JobRuns {
+pub(crate) struct JobRuns {
     /// `sft-7b-lr1e-4`, diverged (FAILED).
     pub failed: String,
     /// `sft-7b-lr1e-4-resumed`, its retry (FINISHED).
@@ -186,7 +186,7 @@ pub struct JobRuns {
 }
 
 /// Creates the experiment and its runs; answers the runs the demo's jobs link.
-pub fn load(w: &mut Writer<'_>, now: i64) -> Result<JobRuns, Error> {
+pub(crate) fn load(w: &mut Writer<'_>, now: i64) -> Result<JobRuns, Error> {
     let exp = w.experiment(
         people::ALICE_EXPERIMENT,
         now - 9 * 24 * HOUR,

@@ -23,7 +23,7 @@ mod writer;
 pub use artifacts::load as load_artifacts;
 pub use live::{live_runs, LiveDemo, LAST_STEP, LIVE_RUN_PREFIX, PAUSE_TICKS, STEPS_PER_TICK};
 pub use nodes::register as register_nodes;
-pub use people::{sign_in_hint, DEMO_GROUP, DEMO_USERS};
+pub use people::sign_in_hint;
 
 use crate::store::meta;
 use crate::tracking::write;

@@ -15,7 +15,7 @@ const CPU_NODE: Machine = Machine {
 };
 
 /// Creates the experiment, the sweep's parent and its children.
-pub fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
+pub(crate) fn load(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
         "/Workspace/Shared/nlp/tokenizer-sweep",
         now - 12 * 24 * HOUR,

@@ -14,23 +14,23 @@ use crate::Error;
 
 /// Demo accounts and their fixed passwords. This is demo data: anyone who reads this file
 /// knows them, so never load the demo into a data dir that holds real work.
-pub const DEMO_USERS: [(&str, &str); 3] = [
+pub(crate) const DEMO_USERS: [(&str, &str); 3] = [
     ("alice", "alice-demo-pw"),
     ("bob", "bob-demo-pw"),
     ("carol", "carol-demo-pw"),
 ];
 /// The demo group.
-pub const DEMO_GROUP: &str = "vision-team";
+pub(crate) const DEMO_GROUP: &str = "vision-team";
 /// alice's private experiment.
 pub(crate) const ALICE_EXPERIMENT: &str = "/Users/alice/llm-sft";
 /// bob's private experiment.
-pub const BOB_EXPERIMENT: &str = "/Users/bob/resnet-ablation";
+pub(crate) const BOB_EXPERIMENT: &str = "/Users/bob/resnet-ablation";
 
 /// The Shared experiment the demo group manages.
 pub(crate) const DETECTION_EXPERIMENT: &str = "/Workspace/Shared/vision/detection";
 
 /// Creates the demo users and group and writes the demo grants (where the experiments exist).
-pub fn load(conn: &Conn) -> Result<(), Error> {
+pub(crate) fn load(conn: &Conn) -> Result<(), Error> {
     for (name, password) in DEMO_USERS {
         if users::find_user_id(conn, name)?.is_none() {
             users::create_user(conn, name, Some(password), false)?;

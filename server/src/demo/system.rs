@@ -25,7 +25,7 @@ pub(crate) struct Machine {
 
 /// Logs system metrics for `[start, end)` of wall time, as MLflow's monitor does on one
 /// machine (`system/<metric>`).
-pub fn log_system_metrics(
+pub(crate) fn log_system_metrics(
     w: &mut Writer<'_>,
     run: &str,
     start: i64,
@@ -38,7 +38,7 @@ pub fn log_system_metrics(
 /// Logs one node's system metrics for `[start, end)` of wall time, as `runlens-agent run`
 /// does on each node of a multi-node run (`system/<node>/<metric>`, MLflow's node-id
 /// layout), GPU temperatures included.
-pub fn log_node_system_metrics(
+pub(crate) fn log_node_system_metrics(
     w: &mut Writer<'_>,
     run: &str,
     node: &str,

@@ -16,7 +16,7 @@ const V100: Machine = Machine {
 };
 
 /// Bob's ablation: three depths, with and without augmentation, 10k steps each.
-pub fn load_resnet(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
+pub(crate) fn load_resnet(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
         people::BOB_EXPERIMENT,
         now - 20 * 24 * HOUR,
@@ -149,7 +149,7 @@ const DETR_SWEEP: [Detr; 12] = {
 const DETR_GRID: usize = 6;
 
 /// The shared DETR sweep: a parent run and twelve nested children.
-pub fn load_detection(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
+pub(crate) fn load_detection(w: &mut Writer<'_>, now: i64) -> Result<(), Error> {
     let exp = w.experiment(
         people::DETECTION_EXPERIMENT,
         now - 30 * 24 * HOUR,

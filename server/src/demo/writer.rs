@@ -14,7 +14,7 @@ use crate::Error;
 
 /// When a run's steps happen: step `s` is logged at about `start + (s - first) * step_ms`.
 #[derive(Debug, Clone, Copy)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// Wall time of `first`, ms since the epoch.
     pub start: i64,
     /// Milliseconds per step.
@@ -27,19 +27,19 @@ pub struct Timeline {
 
 impl Timeline {
     /// Timestamp of `step`, with a small deterministic jitter that keeps time increasing.
-    pub fn at(&self, step: i64) -> i64 {
+    pub(crate) fn at(&self, step: i64) -> i64 {
         let jitter = (step.wrapping_mul(7_919)).rem_euclid((self.step_ms / 3).max(1));
         self.start + (step - self.first) * self.step_ms + jitter
     }
 
     /// Wall time just after the last step.
-    pub fn end(&self) -> i64 {
+    pub(crate) fn end(&self) -> i64 {
         self.at(self.last) + self.step_ms
     }
 }
 
 /// A run to insert.
-pub struct RunSpec<'a> {
+pub(crate) struct RunSpec<'a> {
     /// Experiment id.
     pub experiment_id: i64,
     /// Run name (also tag `mlflow.runName`).
@@ -61,7 +61,7 @@ pub struct RunSpec<'a> {
 }
 
 /// Writes demo data through the tracking domain, on one connection (a transaction).
-pub struct Writer<'c> {
+pub(crate) struct Writer<'c> {
     conn: &'c Conn,
     /// The seeded randomness all demo values come from.
     pub noise: Noise,
@@ -76,7 +76,7 @@ fn pairs(kv: &[(&str, &str)]) -> Vec<(String, String)> {
 
 impl<'c> Writer<'c> {
     /// A writer over `conn`, with randomness seeded by `seed`.
-    pub fn new(conn: &'c Conn, seed: u64) -> Self {
+    pub(crate) fn new(conn: &'c Conn, seed: u64) -> Self {
         Writer {
             conn,
             noise: Noise::new(seed),
@@ -84,7 +84,12 @@ impl<'c> Writer<'c> {
     }
 
     /// Creates an experiment with a description, created at `created`; returns its id.
-    pub fn experiment(&mut self, name: &str, created: i64, note: &str) -> Result<i64, Error> {
+    pub(crate) fn experiment(
+        &mut self,
+        name: &str,
+        created: i64,
+        note: &str,
+    ) -> Result<i64, Error> {
         let tags = pairs(&[("mlflow.note.content", note)]);
         experiments::create_at(self.conn, name, None, &tags, created).map_err(|e| match e {
             Error::AlreadyExists(_) => Error::AlreadyExists(format!(
@@ -96,7 +101,7 @@ impl<'c> Writer<'c> {
 
     /// Creates a run with MLflow's system tags, in its final status; returns its id (from
     /// the seed).
-    pub fn run(&mut self, spec: &RunSpec<'_>) -> Result<String, Error> {
+    pub(crate) fn run(&mut self, spec: &RunSpec<'_>) -> Result<String, Error> {
         let id = self.noise.run_id();
         let mut tags = vec![
             ("mlflow.user", spec.user),
@@ -120,7 +125,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Logs run params.
-    pub fn params(&mut self, run: &str, params: &[(&str, &str)]) -> Result<(), Error> {
+    pub(crate) fn params(&mut self, run: &str, params: &[(&str, &str)]) -> Result<(), Error> {
         let batch = Batch {
             params: pairs(params),
             ..Batch::default()
@@ -129,7 +134,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Sets run tags.
-    pub fn tags(&mut self, run: &str, tags: &[(&str, &str)]) -> Result<(), Error> {
+    pub(crate) fn tags(&mut self, run: &str, tags: &[(&str, &str)]) -> Result<(), Error> {
         let batch = Batch {
             tags: pairs(tags),
             ..Batch::default()
@@ -139,7 +144,7 @@ impl<'c> Writer<'c> {
 
     /// Logs metric `key` every `every` steps of `tl` (and at its last step), with values
     /// from `value(step, noise)`.
-    pub fn curve(
+    pub(crate) fn curve(
         &mut self,
         run: &str,
         key: &str,
@@ -160,7 +165,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Logs `metrics` (any keys), in batches as a client would.
-    pub fn metrics(&mut self, run: &str, metrics: Vec<Metric>) -> Result<(), Error> {
+    pub(crate) fn metrics(&mut self, run: &str, metrics: Vec<Metric>) -> Result<(), Error> {
         for chunk in metrics.chunks(MAX_METRICS_PER_BATCH) {
             let batch = Batch {
                 metrics: chunk.to_vec(),
@@ -172,7 +177,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Logs `(step, timestamp, value)` points of one key, in batches as a client would.
-    pub fn metric(
+    pub(crate) fn metric(
         &mut self,
         run: &str,
         key: &str,

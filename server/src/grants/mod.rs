@@ -83,7 +83,7 @@ fn principal(kind: &str, name: String) -> Principal {
 }
 
 /// The `user_id` or `group_id` of a principal; 404 with a clear message when unknown.
-pub fn principal_id(conn: &Conn, principal: &Principal) -> Result<i64, Error> {
+pub(crate) fn principal_id(conn: &Conn, principal: &Principal) -> Result<i64, Error> {
     let (sql, what) = match principal.kind {
         PrincipalKind::User => ("SELECT user_id FROM users WHERE username = ?1", "User"),
         PrincipalKind::Group => ("SELECT group_id FROM groups WHERE name = ?1", "Group"),

@@ -4,11 +4,12 @@
 
 use crate::db::{Conn, OptionalExtension};
 use api_types::jobs::JobGrant;
-use api_types::{JobLevel, Principal, PrincipalKind};
+use api_types::{JobLevel, Level, Principal, PrincipalKind};
 
 use super::{attempt_of_run, level_from_db, level_to_db, AttemptRef};
 use crate::auth::Caller;
 use crate::grants::{self, principal_id, JOB};
+use crate::permissions::require_run;
 use crate::Error;
 
 /// The answer of every log route for a run that no job produced.
@@ -27,7 +28,11 @@ fn owner_of(conn: &Conn, job_id: i64) -> Result<Option<i64>, Error> {
 /// The caller's effective level on job `job_id`: `IS_OWNER` for admins and the owner, else
 /// the highest grant to the caller or any of their groups, `None` without any. Unknown
 /// job: 404.
-pub fn job_level(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Option<JobLevel>, Error> {
+pub(crate) fn job_level(
+    conn: &Conn,
+    caller: &Caller,
+    job_id: i64,
+) -> Result<Option<JobLevel>, Error> {
     let owner = owner_of(conn, job_id)?;
     if caller.is_admin || owner == Some(caller.user_id) {
         return Ok(Some(JobLevel::IsOwner));
@@ -38,7 +43,7 @@ pub fn job_level(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Option<Job
 
 /// Checks that the caller holds at least `need` on job `job_id`; returns their level.
 /// Unknown job: 404; otherwise refused: 403 naming the job's managers as grantors.
-pub fn require_job(
+pub(crate) fn require_job(
     conn: &Conn,
     caller: &Caller,
     job_id: i64,
@@ -62,7 +67,7 @@ pub fn require_job(
 
 /// Who can grant access to job `job_id`: its owner first, then the users and the groups
 /// holding `CAN_MANAGE`, each by name (enabled users only).
-pub fn managers(conn: &Conn, job_id: i64) -> Result<Vec<Principal>, Error> {
+pub(crate) fn managers(conn: &Conn, job_id: i64) -> Result<Vec<Principal>, Error> {
     let owner = owner_of(conn, job_id)?;
     let mut out = Vec::new();
     if let Some(id) = owner {
@@ -79,7 +84,7 @@ pub fn managers(conn: &Conn, job_id: i64) -> Result<Vec<Principal>, Error> {
 }
 
 /// The usernames among [`managers`] (a refusal's `grantors`).
-pub fn grantors(conn: &Conn, job_id: i64) -> Result<Vec<String>, Error> {
+pub(crate) fn grantors(conn: &Conn, job_id: i64) -> Result<Vec<String>, Error> {
     Ok(user_names(managers(conn, job_id)?))
 }
 
@@ -89,7 +94,11 @@ pub(crate) use crate::grants::user_names;
 /// the job). A run no job produced: 404 [`NOT_A_JOB_RUN`]; without `CAN_VIEW`: 403 with
 /// [`api_types::logs::access_denied_message`] and the managers' usernames as grantors.
 /// The run's experiment is the caller's to check first (CAN_READ).
-pub fn require_logs(conn: &Conn, caller: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+pub(crate) fn require_logs(
+    conn: &Conn,
+    caller: &Caller,
+    run_id: &str,
+) -> Result<AttemptRef, Error> {
     let attempt =
         attempt_of_run(conn, run_id)?.ok_or_else(|| Error::NotFound(NOT_A_JOB_RUN.to_owned()))?;
     match job_level(conn, caller, attempt.job_id)? {
@@ -104,8 +113,19 @@ pub fn require_logs(conn: &Conn, caller: &Caller, run_id: &str) -> Result<Attemp
     }
 }
 
+/// What reading run `run_id`'s logs takes: CAN_READ on its experiment (404 naming the run
+/// otherwise), then [`require_logs`]; the attempt the run is. Open log streams check it
+/// again as they go.
+pub fn require_run_logs(c: &Conn, who: &Caller, run_id: &str) -> Result<AttemptRef, Error> {
+    require_run(c, who, run_id, Level::CanRead).map_err(|e| match e {
+        Error::NotFound(_) => Error::NotFound(format!("run '{run_id}' does not exist")),
+        other => other,
+    })?;
+    require_logs(c, who, run_id)
+}
+
 /// The explicit grants on job `job_id`: users then groups, each by name.
-pub fn list_grants(conn: &Conn, job_id: i64) -> Result<Vec<JobGrant>, Error> {
+pub(crate) fn list_grants(conn: &Conn, job_id: i64) -> Result<Vec<JobGrant>, Error> {
     Ok(grants::list(conn, JOB, &job_id)?
         .into_iter()
         .filter_map(|(principal, level)| {
@@ -148,7 +168,7 @@ pub fn set_grant(
 
 /// Removes `principal`'s grant on job `job_id`. The owner: 400; unknown job, user or group,
 /// or no such grant: 404.
-pub fn revoke_grant(conn: &Conn, job_id: i64, principal: &Principal) -> Result<(), Error> {
+pub(crate) fn revoke_grant(conn: &Conn, job_id: i64, principal: &Principal) -> Result<(), Error> {
     owner_of(conn, job_id)?;
     let id = principal_id(conn, principal)?;
     protect_owner(conn, job_id, principal, id)?;

@@ -15,11 +15,11 @@ use crate::tracking::{tags, validation};
 use crate::Error;
 
 /// Tag of an attempt's run: the job's name.
-pub const JOB_TAG: &str = "runlens.job";
+pub(crate) const JOB_TAG: &str = "runlens.job";
 /// Tag of an attempt's run: the job run id.
-pub const JOB_RUN_TAG: &str = "runlens.job_run_id";
+pub(crate) const JOB_RUN_TAG: &str = "runlens.job_run_id";
 /// Tag of an attempt's run: the attempt number.
-pub const ATTEMPT_TAG: &str = "runlens.attempt";
+pub(crate) const ATTEMPT_TAG: &str = "runlens.attempt";
 
 const REF_SELECT: &str = "SELECT a.attempt_id, a.job_run_id, a.number, a.run_uuid, r.job_id,
                                   j.name, r.status
@@ -52,7 +52,7 @@ fn with_nodes(conn: &Conn, found: Option<AttemptRef>) -> Result<Option<AttemptRe
 }
 
 /// The attempt whose MLflow run is `run_id`; `None` for a run no job produced.
-pub fn attempt_of_run(conn: &Conn, run_id: &str) -> Result<Option<AttemptRef>, Error> {
+pub(crate) fn attempt_of_run(conn: &Conn, run_id: &str) -> Result<Option<AttemptRef>, Error> {
     let found = conn
         .prepare_cached(&format!("{REF_SELECT} WHERE a.run_uuid = ?1"))?
         .query_row([run_id], ref_from_row)
@@ -61,7 +61,7 @@ pub fn attempt_of_run(conn: &Conn, run_id: &str) -> Result<Option<AttemptRef>, E
 }
 
 /// Attempt `number` of job run `job_run_id`; 404 when there is none.
-pub fn attempt(conn: &Conn, job_run_id: i64, number: u32) -> Result<AttemptRef, Error> {
+pub(crate) fn attempt(conn: &Conn, job_run_id: i64, number: u32) -> Result<AttemptRef, Error> {
     let found = conn
         .prepare_cached(&format!(
             "{REF_SELECT} WHERE a.job_run_id = ?1 AND a.number = ?2"
@@ -170,7 +170,12 @@ pub fn create_attempt(
 /// job's name, the job run, the attempt number and the job run's nodes. The run must be in
 /// the job run's experiment (not checked here: [`create_attempt`] creates it there, and the
 /// demo links its own runs).
-pub fn link_attempt(conn: &Conn, job_run_id: i64, number: u32, run_id: &str) -> Result<(), Error> {
+pub(crate) fn link_attempt(
+    conn: &Conn,
+    job_run_id: i64,
+    number: u32,
+    run_id: &str,
+) -> Result<(), Error> {
     let job_name: String = conn
         .prepare_cached(
             "SELECT j.name FROM job_runs r JOIN jobs j ON j.job_id = r.job_id
@@ -200,7 +205,7 @@ pub fn link_attempt(conn: &Conn, job_run_id: i64, number: u32, run_id: &str) -> 
 /// experiment), with the attempt's id (the key of its log lines); `None` for a run no job
 /// produced. `logs_expired_through` is left `None` for the caller to fill from the log
 /// store.
-pub fn run_job(
+pub(crate) fn run_job(
     conn: &Conn,
     caller: &Caller,
     run_id: &str,

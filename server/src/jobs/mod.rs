@@ -10,22 +10,21 @@
 
 mod access;
 mod attempts;
+pub(crate) mod log_ingest;
 mod model;
 mod runs;
 
-pub use access::{
-    grantors, job_level, list_grants, managers, require_job, require_logs, revoke_grant, set_grant,
-    NOT_A_JOB_RUN,
+pub(crate) use access::{list_grants, require_job, require_run_logs, revoke_grant};
+pub use access::{set_grant, NOT_A_JOB_RUN};
+pub use attempts::create_attempt;
+pub(crate) use attempts::{attempt, attempt_of_run, link_attempt, run_job};
+pub(crate) use model::get_job;
+pub use model::get_or_create_job;
+pub(crate) use runs::{
+    add_node, job_of_job_run, job_run, list_job_runs, set_status, set_times, JobRunFilter,
+    DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT,
 };
-pub use attempts::{
-    attempt, attempt_of_run, create_attempt, link_attempt, run_job, ATTEMPT_TAG, JOB_RUN_TAG,
-    JOB_TAG,
-};
-pub use model::{get_job, get_or_create_job, validate_job_name, GetOrCreated, MAX_JOB_NAME};
-pub use runs::{
-    add_node, create_job_run, job_of_job_run, job_run, list_job_runs, set_status, set_times,
-    JobRunFilter, NewJobRun, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_NODES, MAX_RETRIES,
-};
+pub use runs::{create_job_run, NewJobRun};
 
 use crate::db::{Conn, OptionalExtension};
 use api_types::{JobLevel, JobRunStatus};
@@ -34,7 +33,7 @@ use crate::Error;
 
 /// One attempt of a job run with what the log routes need of its job run and job.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttemptRef {
+pub(crate) struct AttemptRef {
     /// `job_attempts.attempt_id`: the key of its lines in the log store.
     pub attempt_id: i64,
     /// The job run.

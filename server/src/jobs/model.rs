@@ -10,10 +10,10 @@ use crate::util::now_ms;
 use crate::Error;
 
 /// Longest job name, in characters.
-pub const MAX_JOB_NAME: usize = 256;
+pub(crate) const MAX_JOB_NAME: usize = 256;
 
 /// Checks a job name: 1 to [`MAX_JOB_NAME`] characters, no control characters.
-pub fn validate_job_name(name: &str) -> Result<(), Error> {
+pub(crate) fn validate_job_name(name: &str) -> Result<(), Error> {
     let n = name.chars().count();
     if n == 0 || n > MAX_JOB_NAME {
         return Err(Error::InvalidParameter(format!(
@@ -90,7 +90,7 @@ pub fn get_or_create_job(conn: &Conn, caller: &Caller, name: &str) -> Result<Get
 
 /// Job `job_id` with the caller's level on it (`CAN_VIEW` when they hold none: callers
 /// check access first). Unknown job: 404.
-pub fn get_job(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Job, Error> {
+pub(crate) fn get_job(conn: &Conn, caller: &Caller, job_id: i64) -> Result<Job, Error> {
     let (name, owner, created): (String, Option<String>, i64) = conn
         .prepare_cached(
             "SELECT j.name, u.username, j.created FROM jobs j

@@ -16,13 +16,13 @@ use crate::util::now_ms;
 use crate::Error;
 
 /// Most node labels in one job run.
-pub const MAX_NODES: usize = 256;
+pub(crate) const MAX_NODES: usize = 256;
 /// Most retries a job run may allow.
-pub const MAX_RETRIES: u32 = 100;
+pub(crate) const MAX_RETRIES: u32 = 100;
 /// Job runs in a list when the query names no limit.
-pub const DEFAULT_LIST_LIMIT: u32 = 100;
+pub(crate) const DEFAULT_LIST_LIMIT: u32 = 100;
 /// Most job runs in one list.
-pub const MAX_LIST_LIMIT: u32 = 1000;
+pub(crate) const MAX_LIST_LIMIT: u32 = 1000;
 
 /// A job run to submit (`POST /jobs/{id}/runs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub fn create_job_run(conn: &Conn, caller: &Caller, new: &NewJobRun) -> Result<i
 }
 
 /// The job of job run `job_run_id`; 404 when there is no such job run.
-pub fn job_of_job_run(conn: &Conn, job_run_id: i64) -> Result<i64, Error> {
+pub(crate) fn job_of_job_run(conn: &Conn, job_run_id: i64) -> Result<i64, Error> {
     conn.prepare_cached("SELECT job_id FROM job_runs WHERE job_run_id = ?1")?
         .query_row([job_run_id], |r| r.get(0))
         .optional()?
@@ -112,7 +112,7 @@ pub fn job_of_job_run(conn: &Conn, job_run_id: i64) -> Result<i64, Error> {
 }
 
 /// One job run with its nodes and attempts; 404 when unknown.
-pub fn job_run(conn: &Conn, job_run_id: i64) -> Result<JobRunDetail, Error> {
+pub(crate) fn job_run(conn: &Conn, job_run_id: i64) -> Result<JobRunDetail, Error> {
     let row = conn
         .prepare_cached(
             "SELECT r.job_id, j.name, r.experiment_id, r.status, r.max_retries, r.created_by,
@@ -147,7 +147,7 @@ pub fn job_run(conn: &Conn, job_run_id: i64) -> Result<JobRunDetail, Error> {
 
 /// Which job runs `GET /job-runs` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobRunFilter {
+pub(crate) struct JobRunFilter {
     /// Final ones too (else QUEUED and RUNNING only).
     pub all_status: bool,
     /// At most this many (1 to [`MAX_LIST_LIMIT`]).
@@ -155,7 +155,7 @@ pub struct JobRunFilter {
 }
 
 /// The job runs whose job the caller may view (admins: all), newest first.
-pub fn list_job_runs(
+pub(crate) fn list_job_runs(
     conn: &Conn,
     caller: &Caller,
     filter: JobRunFilter,
@@ -196,7 +196,7 @@ pub fn list_job_runs(
 /// Adds node label `node` to a job run (`--join`); one already there changes nothing. A
 /// new node joins only an active job run (400 otherwise); the latest attempt's
 /// `runlens.nodes` tag follows while its run is running.
-pub fn add_node(conn: &Conn, job_run_id: i64, node: &str) -> Result<(), Error> {
+pub(crate) fn add_node(conn: &Conn, job_run_id: i64, node: &str) -> Result<(), Error> {
     check_node(node)?;
     let current = nodes(conn, job_run_id)?;
     let status = status(conn, job_run_id)?;
@@ -234,7 +234,7 @@ pub fn add_node(conn: &Conn, job_run_id: i64, node: &str) -> Result<(), Error> {
 /// latest attempt's MLflow run if it is still running (SUCCEEDED: FINISHED, FAILED:
 /// FAILED, CANCELED: KILLED). Returns that run as it is after the change when it was
 /// ended here (for the live stream).
-pub fn set_status(
+pub(crate) fn set_status(
     conn: &Conn,
     job_run_id: i64,
     new: JobRunStatus,
@@ -271,7 +271,7 @@ pub fn set_status(
 
 /// Sets when a job run was submitted and ended (the demo back-dates its job runs to the
 /// times of the runs it links as their attempts).
-pub fn set_times(
+pub(crate) fn set_times(
     conn: &Conn,
     job_run_id: i64,
     created: i64,

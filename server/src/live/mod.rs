@@ -1,16 +1,17 @@
 //! The live bus: what the MLflow write endpoints commit (metric points, run status, name and
 //! lifecycle changes), published to the open live streams of experiment pages
 //! (`GET /api/v1/experiments/{id}/live`, see `app_api::live`), in this process and, on
-//! PostgreSQL, in every other replica: each event also goes out as a `NOTIFY` on
-//! [`CHANNEL`] with this bus's origin, and each bus re-publishes the others' events
-//! locally ([`LiveBus::for_store`]). An event too large for a notification goes out as a
-//! [`LiveEvent::Resync`] of its experiment, as does a reconnect of the listening session.
+//! PostgreSQL, in every other replica ([`LiveBus::for_store`]): a topic of
+//! [`crate::bus`] on the notification channel [`CHANNEL`]. An event too large for a
+//! notification goes to the other replicas as a [`LiveEvent::Resync`] of its experiment;
+//! a reconnect of the listening session is a resync of every experiment.
 //!
-//! A bounded [`tokio::sync::broadcast`] channel: publishing never waits, each event is
-//! shared (one allocation for every stream), and a stream that falls more than
-//! [`CAPACITY`] events behind is told so (it then asks its page to refetch). Writers build
-//! events only while a stream may listen ([`LiveBus::listening`]), so a lone server nobody
-//! watches pays nothing; with other replicas, a stream may be open on any of them. Events describe committed writes: handlers publish after the commit.
+//! Publishing never waits, each event is shared (one allocation for every stream), and a
+//! stream that falls more than [`CAPACITY`] events behind is told so (it then asks its
+//! page to refetch). Writers build events only while a stream may listen
+//! ([`LiveBus::listening`]), so a lone server nobody watches pays nothing; with other
+//! replicas, a stream may be open on any of them. Events describe committed writes:
+//! handlers publish after the commit.
 
 mod events;
 
@@ -21,7 +22,7 @@ use api_types::LatestMetric;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::db::pg::notify::{Notifier, MAX_PAYLOAD};
+use crate::bus::{Message, Topic};
 
 pub(crate) use events::BatchWatch;
 
@@ -92,29 +93,29 @@ impl LiveEvent {
 /// The bus (cheap to clone; clones share the channel).
 #[derive(Debug, Clone)]
 pub struct LiveBus {
-    tx: broadcast::Sender<Arc<LiveEvent>>,
-    /// On PostgreSQL: this bus's origin and the sender of its notifications.
-    remote: Option<Remote>,
+    topic: Topic<LiveEvent>,
 }
 
-#[derive(Debug, Clone)]
-struct Remote {
-    origin: u64,
-    notifier: Notifier,
-}
+impl Message for LiveEvent {
+    /// Every page refetches: whatever was sent meanwhile is lost.
+    fn reconnected() -> Self {
+        LiveEvent::Resync {
+            experiment_id: None,
+        }
+    }
 
-/// An event as it travels between replicas.
-#[derive(Serialize, Deserialize)]
-struct Wire {
-    origin: u64,
-    event: LiveEvent,
+    /// A resync of the event's experiment.
+    fn shrunk(&self) -> Self {
+        LiveEvent::Resync {
+            experiment_id: self.experiment_id(),
+        }
+    }
 }
 
 impl Default for LiveBus {
     fn default() -> Self {
         LiveBus {
-            tx: broadcast::Sender::new(CAPACITY),
-            remote: None,
+            topic: Topic::local(CAPACITY),
         }
     }
 }
@@ -123,49 +124,24 @@ impl LiveBus {
     /// The bus of a server over `store`: in-process on SQLite; on PostgreSQL also shared
     /// with every replica on the same database (returns once it listens).
     pub(crate) fn for_store(store: &crate::Store) -> Self {
-        let Some(pool) = store.pg_pool() else {
-            return LiveBus::default();
-        };
-        let origin = rand::random::<u64>();
-        let tx = broadcast::Sender::new(CAPACITY);
-        let local = tx.clone();
-        pool.listen(
-            CHANNEL,
-            Arc::new(move |payload: Option<&str>| match payload {
-                Some(p) => match serde_json::from_str::<Wire>(p) {
-                    Ok(w) if w.origin != origin => drop(local.send(Arc::new(w.event))),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!("live bus: unreadable notification: {e}"),
-                },
-                // Reconnected: whatever was sent meanwhile is lost; every page refetches.
-                None => drop(local.send(Arc::new(LiveEvent::Resync {
-                    experiment_id: None,
-                }))),
-            }),
-        );
-        LiveBus {
-            tx,
-            remote: Some(Remote {
-                origin,
-                notifier: pool.notifier(CHANNEL),
-            }),
+        match store.pg_pool() {
+            Some(pool) => LiveBus {
+                topic: Topic::shared(pool, CHANNEL, CAPACITY),
+            },
+            None => LiveBus::default(),
         }
     }
 
     /// Whether a live stream may be open (writers skip building events otherwise): one of
     /// this process's, or, with replicas, always.
     pub(crate) fn listening(&self) -> bool {
-        self.remote.is_some() || self.tx.receiver_count() > 0
+        self.topic.is_shared() || self.topic.receivers() > 0
     }
 
     /// Sends `event` to every open stream (none open: dropped), here and in the other
     /// replicas.
     pub(crate) fn publish(&self, event: LiveEvent) {
-        if let Some(remote) = &self.remote {
-            remote.send(&event);
-        }
-        // An error only means that no stream is open here.
-        let _ = self.tx.send(Arc::new(event));
+        self.topic.publish(event);
     }
 
     /// Sends each of `events`.
@@ -184,30 +160,7 @@ impl LiveBus {
 
     /// A receiver of every event published from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveEvent>> {
-        self.tx.subscribe()
-    }
-}
-
-impl Remote {
-    /// Notifies the other replicas of `event`, or of a resync of its experiment when the
-    /// event is too large for a notification or the queue is full.
-    fn send(&self, event: &LiveEvent) {
-        let wire = |event: LiveEvent| {
-            serde_json::to_string(&Wire {
-                origin: self.origin,
-                event,
-            })
-            .unwrap_or_default()
-        };
-        let mut payload = wire(event.clone());
-        if payload.len() > MAX_PAYLOAD {
-            payload = wire(LiveEvent::Resync {
-                experiment_id: event.experiment_id(),
-            });
-        }
-        if !self.notifier.notify(payload) {
-            tracing::warn!("live bus: notification queue full; an event was dropped");
-        }
+        self.topic.subscribe()
     }
 }
 

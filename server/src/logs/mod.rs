@@ -8,9 +8,11 @@
 //!   `runlens.db`, with its own pool, so a flood of log lines never holds the lock that
 //!   metric writes need. WAL and `synchronous = FULL`: a batch is acknowledged only after
 //!   its commit is on disk, so an acknowledged batch survives a crash or `kill -9` (crash
-//!   durability is SQLite's; no test here kills the process). Writes are serialised by a
-//!   mutex in the process (SQLite has one writer anyway; the mutex avoids its sleeping
-//!   busy handler), reads run in parallel on pooled connections.
+//!   durability is SQLite's; no test here kills the process). Writes go through the
+//!   server's one group-commit writer (`db::group_write`, one turn: SQLite has one writer
+//!   anyway, and queueing avoids its sleeping busy handler): batches sent while a commit
+//!   is under way are stored together in one transaction, each in a savepoint of its own,
+//!   so a batch that fails is undone alone. Reads run in parallel on pooled connections.
 //! - **Lines.** A line belongs to a job run and a node (a label), comes from stdout or
 //!   stderr, has a timestamp, a per-node sequence number assigned by the agent from 0, a
 //!   level parsed by the server ([`level`]; a traceback's state carries over from batch to
@@ -47,9 +49,11 @@
 //!   decompressed (see `examples/logs_bench.rs`).
 //! - **Live follow.** Chunk ids grow in commit order (`AUTOINCREMENT`, one writer), so a
 //!   follower resumes from the last chunk id it saw ([`query::follow`]) and sees every later
-//!   arrival, including gap fills with older timestamps. Each commit that stored lines
-//!   wakes the followers of this process through a `tokio::sync::watch` channel
-//!   ([`LogStore::subscribe`]); they also poll, for writers in other processes.
+//!   arrival, including gap fills with older timestamps. Each commit that stored lines is
+//!   announced, once committed, on a topic of [`crate::bus`] ([`Committed`]), which wakes
+//!   the followers of this process and, on PostgreSQL, of every replica
+//!   ([`LogStore::subscribe`]); they also poll, for writers in other processes (the CLI)
+//!   and for wake-ups lost on the way.
 //! - **Retention.** [`store::purge_older_than`] deletes whole chunks whose newest line is
 //!   older than the cut and records per job run the newest purged timestamp
 //!   ([`store::expired_through`]) so the UI can say "logs before ... expired";
@@ -63,18 +67,26 @@
 //! no traceback was open before them).
 
 pub mod chunk;
+pub(crate) mod download;
+pub(crate) mod follow;
 pub mod level;
+pub(crate) mod page;
 pub mod query;
 pub mod retention;
 pub mod store;
 pub mod wire;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 
 use r2d2::HandleError;
-use tokio::sync::watch;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast::error::TryRecvError;
+use tokio::sync::{broadcast, watch};
 
+use crate::bus::{Message, Topic};
+use crate::db::group_write::GroupWriter;
 use crate::db::sqlite::{prepared_pool, LogPoolErrors};
 use crate::db::Conn;
 use crate::Error;
@@ -143,41 +155,79 @@ pub struct Ack {
 /// The PostgreSQL notification channel on which each ingest announces its newest chunk id.
 pub(crate) const CHANNEL: &str = "runlens_logs";
 
-/// What live followers watch ([`LogStore::subscribe`]): the newest chunk committed by this
-/// process (or, on PostgreSQL, by any replica), and whether the server is shutting down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Newest {
-    /// The newest chunk id committed by this process's ingests (0 before the first).
-    pub chunk_id: i64,
-    /// Set once by [`LogStore::close_followers`]: followers end their streams.
-    pub closing: bool,
+/// Commit announcements kept for the slowest follower (one that falls behind only wakes).
+const WAKEUPS: usize = 16;
+
+/// A commit that stored lines, as [`crate::bus`] carries it to followers: the newest chunk
+/// id it saw (0: a wake-up after the listening session reconnected, commits may have been
+/// missed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Committed(i64);
+
+impl Message for Committed {
+    fn reconnected() -> Self {
+        Committed(0)
+    }
+
+    fn shrunk(&self) -> Self {
+        *self
+    }
 }
 
-/// The logs database: a pool of connections to `logs.db`, the writer, and the notifier
-/// that wakes live followers after each commit.
+/// What a live follower waits on ([`LogStore::subscribe`]): commits that stored lines
+/// (here, or on PostgreSQL on any replica), and the server's shutdown.
+pub(crate) struct Wakeups {
+    commits: broadcast::Receiver<Arc<Committed>>,
+    closing: watch::Receiver<bool>,
+}
+
+impl Wakeups {
+    /// Waits for the next commit announced, or shutdown; returns at once after either
+    /// happened unseen. `Err` when the store is gone.
+    pub(crate) async fn changed(&mut self) -> Result<(), ()> {
+        tokio::select! {
+            heard = self.commits.recv() => match heard {
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    self.heard();
+                    Ok(())
+                }
+                Err(broadcast::error::RecvError::Closed) => Err(()),
+            },
+            closing = self.closing.changed() => closing.map_err(|_| ()),
+        }
+    }
+
+    /// The newest chunk id among the commits announced since the last call, without
+    /// waiting (`None`: none).
+    pub(crate) fn heard(&mut self) -> Option<i64> {
+        let mut newest = None;
+        loop {
+            match self.commits.try_recv() {
+                Ok(c) => newest = newest.max(Some(c.0)),
+                Err(TryRecvError::Lagged(_)) => newest = newest.max(Some(0)),
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return newest,
+            }
+        }
+    }
+
+    /// Whether the server is shutting down ([`LogStore::close_followers`]).
+    pub(crate) fn closing(&self) -> bool {
+        *self.closing.borrow()
+    }
+}
+
+/// The logs database: a pool of connections to `logs.db`, the writer, and the topic that
+/// wakes live followers after each commit.
 #[derive(Clone)]
 pub struct LogStore {
     pool: crate::db::Pool,
-    writer: Arc<Writer>,
-    live: Arc<watch::Sender<Newest>>,
-}
-
-/// Where an ingested batch's outcome is left for its sender.
-type Slot = Mutex<Option<Result<Ack, Error>>>;
-
-/// Serialises writes and groups concurrent batches into one transaction.
-#[derive(Default)]
-struct Writer {
-    /// Held by whoever writes.
-    lock: Mutex<()>,
-    /// Batches waiting for the next group commit, with where their acks go.
-    queue: Mutex<Vec<(Batch, Arc<Slot>)>>,
-}
-
-/// Locks `m`, taking over a lock poisoned by a panic: a transaction cut short by a panic
-/// rolled back, so what the lock guards is still consistent.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    writer: Arc<GroupWriter>,
+    commits: Topic<Committed>,
+    /// The newest chunk id this process announced.
+    announced: Arc<AtomicI64>,
+    /// Set once by [`LogStore::close_followers`]: followers end their streams.
+    closing: Arc<watch::Sender<bool>>,
 }
 
 impl LogStore {
@@ -201,58 +251,57 @@ impl LogStore {
         errors: Box<dyn HandleError<crate::db::DbError>>,
     ) -> Result<Self, Error> {
         let (pool, ()) = prepared_pool(path, POOL_SIZE, store::configure, store::prepare, errors)?;
-        Ok(LogStore {
-            pool: crate::db::Pool::Sqlite(pool),
-            writer: Arc::default(),
-            live: Arc::new(watch::Sender::new(Newest::default())),
-        })
+        Ok(Self::with(
+            crate::db::Pool::Sqlite(pool),
+            Topic::local(WAKEUPS),
+        ))
     }
 
     /// The log tables in the store's PostgreSQL database (already migrated with
     /// `store::SCHEMA`), over the store's pool. Followers here are woken by the ingests
     /// of every replica: each commit is announced on [`CHANNEL`] (returns once listening).
     pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
-        let live = Arc::new(watch::Sender::new(Newest::default()));
-        let woken = Arc::clone(&live);
-        pool.listen(
-            CHANNEL,
-            Arc::new(move |payload: Option<&str>| {
-                // A reconnect (`None`) may have missed commits: wake followers to look.
-                let chunk_id = payload.and_then(|p| p.parse::<i64>().ok());
-                woken.send_modify(|n| {
-                    n.chunk_id = n.chunk_id.max(chunk_id.unwrap_or(n.chunk_id));
-                });
-            }),
-        );
+        let commits = Topic::shared(&pool, CHANNEL, WAKEUPS);
+        Self::with(crate::db::Pool::Pg(pool), commits)
+    }
+
+    fn with(pool: crate::db::Pool, commits: Topic<Committed>) -> Self {
         LogStore {
-            pool: crate::db::Pool::Pg(pool),
+            pool,
             writer: Arc::default(),
-            live,
+            commits,
+            announced: Arc::default(),
+            closing: Arc::new(watch::Sender::new(false)),
         }
     }
 
-    /// A receiver woken after every commit that stored lines (and on shutdown): live
-    /// followers wait on it instead of polling. Commits by other processes sharing the
-    /// database do not wake it; followers poll as well.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<Newest> {
-        self.live.subscribe()
+    /// What wakes a live follower: every commit that stored lines from now on (and
+    /// shutdown), so that it waits instead of polling. Commits by other processes sharing
+    /// the SQLite file do not wake it; followers poll as well.
+    pub(crate) fn subscribe(&self) -> Wakeups {
+        Wakeups {
+            commits: self.commits.subscribe(),
+            closing: self.closing(),
+        }
+    }
+
+    /// A receiver that turns true when the server shuts down ([`LogStore::close_followers`]).
+    pub(crate) fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// Tells every live follower to end its stream (server shutdown: an open event stream
     /// would otherwise hold the graceful shutdown until its timeout).
     pub fn close_followers(&self) {
-        self.live.send_modify(|n| n.closing = true);
+        self.closing.send_replace(true);
     }
 
-    /// Wakes followers if `chunk_id` is newer than what they were last told.
+    /// Wakes followers, here and on the other replicas, if `chunk_id` (committed) is
+    /// newer than what this process announced before; never waits.
     fn announce(&self, chunk_id: i64) {
-        self.live.send_if_modified(|n| {
-            let newer = chunk_id > n.chunk_id;
-            if newer {
-                n.chunk_id = chunk_id;
-            }
-            newer
-        });
+        if self.announced.fetch_max(chunk_id, Ordering::AcqRel) < chunk_id {
+            self.commits.publish(Committed(chunk_id));
+        }
     }
 
     /// Runs `f` with a pooled connection on the current thread (queries, streams).
@@ -264,64 +313,45 @@ impl LogStore {
         f(&mut conn)
     }
 
-    /// Runs `f` with a pooled connection while holding the write lock (purge).
+    /// Runs `f` with a pooled connection while no batch is being stored (purge).
     pub fn write<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, Error>) -> Result<T, Error> {
-        let _guard = lock(&self.writer.lock);
-        self.read(f)
+        self.writer.exclusive(|| self.read(f))
     }
 
-    /// Stores a batch exactly once ([`store::ingest`]) on the current thread. Group commit:
-    /// batches sent while another commit is under way wait for the write lock together, and
-    /// the first of them to get it stores all of them in one transaction (one disk sync)
-    /// and leaves each its ack; an invalid batch is refused before it joins a group.
+    /// Stores a batch exactly once ([`store::ingest`]) on the current thread and returns
+    /// once it is committed. Group commit (`db::group_write`): batches sent while another
+    /// commit is under way are stored together, in arrival order, in one transaction (one
+    /// disk sync), each in a savepoint of its own, and each sender gets its own ack; an
+    /// invalid batch is refused before it joins a group. A commit that stored lines then
+    /// wakes the live followers ([`LogStore::subscribe`]).
     pub fn ingest(&self, batch: Batch) -> Result<Ack, Error> {
         store::validate(&batch)?;
-        let slot = Arc::new(Slot::default());
-        lock(&self.writer.queue).push((batch, Arc::clone(&slot)));
-        let _guard = lock(&self.writer.lock);
-        if let Some(done) = lock(&slot).take() {
-            return done; // stored by the group of an earlier lock holder
-        }
-        let (batches, slots): (Vec<Batch>, Vec<Arc<Slot>>) =
-            std::mem::take(&mut *lock(&self.writer.queue))
-                .into_iter()
-                .unzip();
-        let stored = self.read(|conn| {
-            let acks = store::ingest_all(conn, &batches)?;
-            let newest = store::max_chunk_id(conn)?;
-            if conn.engine() == crate::db::Engine::Postgres {
-                // Committed: wake the other replicas' followers (this one's below). A
-                // failure costs them a wait for their one-second poll, never the batch.
-                let woken = conn.execute(
-                    "SELECT pg_notify(?1, ?2)",
-                    crate::db::params![CHANNEL, newest.to_string()],
-                );
-                if let Err(e) = woken {
-                    tracing::warn!("log followers of other replicas not woken: {e}");
-                }
-            }
-            Ok((acks, newest))
-        });
-        match stored {
-            Ok((acks, newest)) => {
-                self.announce(newest);
-                for (s, ack) in slots.iter().zip(acks) {
-                    *lock(s) = Some(Ok(ack));
-                }
-            }
-            Err(e) => {
-                let cause = match &e {
-                    Error::Internal(m) => m.clone(),
-                    other => other.to_string(),
+        let pool = self.pool.clone();
+        let stored = self.writer.write(
+            move || {
+                pool.get()
+                    .map_err(|e| Error::Internal(format!("logs database pool: {e}")))
+            },
+            None,
+            move |tx| {
+                let ack = store::store_batch(tx, &batch)?;
+                let newest = match ack.stored {
+                    0 => None,
+                    _ => Some(store::max_chunk_id(tx)?),
                 };
-                for s in &slots {
-                    *lock(s) = Some(Err(Error::Internal(cause.clone())));
-                }
-            }
+                Ok((ack, newest))
+            },
+        );
+        // The batch was valid: whatever failed is the store's, an internal error.
+        let (ack, newest) = stored.map_err(|e| match e {
+            Error::Internal(m) => Error::Internal(m),
+            other => Error::Internal(other.to_string()),
+        })?;
+        // Committed: followers woken now find the lines.
+        if let Some(chunk_id) = newest {
+            self.announce(chunk_id);
         }
-        let done = lock(&slot).take();
-        // Only a panic in an earlier group's commit leaves a batch without an outcome.
-        done.unwrap_or_else(|| Err(Error::Internal("log batch lost by a failed commit".into())))
+        Ok(ack)
     }
 
     /// [`LogStore::ingest`] on tokio's blocking pool; the way handlers ingest.
@@ -450,17 +480,16 @@ mod tests {
     fn a_commit_that_stores_lines_wakes_subscribers() {
         let (_d, logs) = store();
         let mut rx = logs.subscribe();
-        assert!(!rx.has_changed().unwrap());
+        assert!(rx.heard().is_none());
         logs.ingest(batch(1, "n0", 0, 0, &["a"])).unwrap();
-        assert!(rx.has_changed().unwrap());
-        let first = *rx.borrow_and_update();
-        assert!(first.chunk_id > 0 && !first.closing);
+        let first = rx.heard().expect("woken");
+        assert!(first > 0 && !rx.closing());
         // A re-sent batch stores nothing: no wake-up.
         logs.ingest(batch(1, "n0", 0, 0, &["a"])).unwrap();
-        assert!(!rx.has_changed().unwrap());
+        assert!(rx.heard().is_none());
         logs.ingest(batch(2, "n0", 0, 0, &["b"])).unwrap();
-        assert!(rx.borrow_and_update().chunk_id > first.chunk_id);
+        assert!(rx.heard().expect("woken") > first);
         logs.close_followers();
-        assert!(rx.borrow_and_update().closing);
+        assert!(rx.closing());
     }
 }

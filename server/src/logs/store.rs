@@ -119,31 +119,18 @@ fn kept(text: &str) -> &[u8] {
 }
 
 /// Stores the lines of `batch` not stored before, exactly once, in one transaction. The
-/// server goes through [`super::LogStore::ingest`], which serialises and groups writes.
+/// server goes through [`super::LogStore::ingest`], which groups writes.
 pub fn ingest(conn: &mut Conn, batch: &Batch) -> Result<Ack, Error> {
-    let mut acks = ingest_all(conn, std::slice::from_ref(batch))?;
-    acks.pop()
-        .ok_or_else(|| Error::Internal("no ack for an ingested batch".to_owned()))
-}
-
-/// Stores several batches in one transaction, so one disk sync covers them all (group
-/// commit: [`super::LogStore::ingest`]); each is checked first, and stored as
-/// [`ingest`] would, in order. One ack per batch.
-pub(crate) fn ingest_all(conn: &mut Conn, batches: &[Batch]) -> Result<Vec<Ack>, Error> {
-    for b in batches {
-        validate(b)?;
-    }
     let tx = conn.transaction(Behavior::Immediate)?;
-    let acks = batches
-        .iter()
-        .map(|b| store_batch(&tx, b))
-        .collect::<Result<Vec<_>, _>>()?;
+    let ack = store_batch(&tx, batch)?;
     tx.commit()?;
-    Ok(acks)
+    Ok(ack)
 }
 
-/// The body of [`ingest_all`] for one batch, inside its transaction.
-fn store_batch(tx: &Conn, batch: &Batch) -> Result<Ack, Error> {
+/// The body of [`ingest`], inside the caller's transaction: checks `batch` and stores its
+/// new lines (group commit: [`super::LogStore::ingest`]).
+pub(crate) fn store_batch(tx: &Conn, batch: &Batch) -> Result<Ack, Error> {
+    validate(batch)?;
     let (next_seq, mut gaps) = node_row(tx, batch.job_run_id, &batch.node)?;
     let first = batch.first_seq;
     let last = first + batch.lines.len() as u64 - 1;

@@ -10,7 +10,7 @@ mod metrics;
 mod permissions;
 mod policy;
 mod registry;
-pub mod request;
+pub(crate) mod request;
 mod runs;
 mod users;
 mod wire;
@@ -190,7 +190,7 @@ fn max_results(f: &Fields, default: usize, max: usize) -> Result<usize, Error> {
 }
 
 /// Runs `f` as one write on the blocking pool: writes are served in arrival order and
-/// committed in groups ([`crate::store::group_write`]); the answer comes after the commit.
+/// committed in groups (`crate::db::group_write`); the answer comes after the commit.
 async fn write<T, F>(s: &AppState, f: F) -> Result<T, Error>
 where
     T: Send + 'static,
@@ -199,7 +199,7 @@ where
     s.store.call_write(f).await
 }
 
-/// [`write`] for a write that changes only rows of the run `run_id` (see
+/// [`write()`] for a write that changes only rows of the run `run_id` (see
 /// [`crate::store::Store::call_write_run`]).
 async fn write_run<T, F>(s: &AppState, run_id: &str, f: F) -> Result<T, Error>
 where

@@ -4,7 +4,7 @@
 
 mod models;
 mod permissions;
-pub mod policy;
+pub(crate) mod policy;
 mod versions;
 mod wire;
 

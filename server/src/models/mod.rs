@@ -2,7 +2,7 @@
 //! (`runs/log-inputs`), the logged models it took or produced. Domain types and their SQL;
 //! the MLflow dialect (`crate::mlflow`) and the app API read and write through here.
 
-pub mod inputs;
+pub(crate) mod inputs;
 pub mod logged;
-pub mod registrations;
-pub mod search;
+pub(crate) mod registrations;
+pub(crate) mod search;

@@ -42,13 +42,17 @@
 //!   signature is the credential (checked in constant time, then the expiry).
 
 pub mod embed;
-pub mod names;
+pub(crate) mod names;
 pub mod poller;
-pub mod registry;
+pub(crate) mod registry;
 pub mod visibility;
 
 use tokio::sync::OnceCell;
 
+use api_types::nodes::{EmbedLink, NodeGpus};
+
+use crate::auth::Caller;
+use crate::util::now_ms;
 use crate::{Error, Store};
 
 /// The nodes feature's shared state (one per server): the poller's caches and the embed
@@ -72,6 +76,93 @@ impl NodeService {
             poller,
             secret: OnceCell::new(),
         }
+    }
+
+    /// The latest samples of the nodes in `list` (and their history after `since`), polled
+    /// on demand; 404 for a node that is unknown or that `caller` may not watch.
+    pub(crate) async fn watched_gpus(
+        &self,
+        store: &Store,
+        caller: Caller,
+        list: Vec<String>,
+        since: Option<i64>,
+    ) -> Result<NodeGpus, Error> {
+        let nodes = store
+            .call(move |c| visibility::require_watchable(c, &caller, &list))
+            .await?;
+        Ok(NodeGpus {
+            nodes: self.poller.views(&nodes, since).await,
+            server_time_ms: now_ms(),
+        })
+    }
+
+    /// A signed link to the nodes in `list` (each one `caller` may watch, else 404), valid
+    /// for `ttl_secs` (the default when absent).
+    pub(crate) async fn embed_link(
+        &self,
+        store: &Store,
+        caller: Caller,
+        list: Vec<String>,
+        ttl_secs: Option<u64>,
+    ) -> Result<EmbedLink, Error> {
+        let checked = list.clone();
+        store
+            .call(move |c| visibility::require_watchable(c, &caller, &checked))
+            .await?;
+        let secret = self.embed_secret(store).await?;
+        embed::link(secret, &list, ttl_secs, now_ms())
+    }
+
+    /// The node names an embed link signed (`nodes`, expiry `exp`, signature `sig`); 403
+    /// for a link that is not valid or has expired. A link without a readable expiry is
+    /// checked like any other, and fails as not valid.
+    pub(crate) async fn embed_nodes(
+        &self,
+        store: &Store,
+        nodes: &str,
+        exp: Option<i64>,
+        sig: &str,
+    ) -> Result<Vec<String>, Error> {
+        let secret = self.embed_secret(store).await?;
+        embed::verify(secret, nodes, exp.unwrap_or(i64::MIN), sig, now_ms())?;
+        names::parse_list(nodes)
+    }
+
+    /// The latest samples of exactly the nodes an embed link signed (`list`, from
+    /// [`NodeService::embed_nodes`]), in its order; a node removed since shows as
+    /// `unknown`.
+    pub(crate) async fn embed_gpus(
+        &self,
+        store: &Store,
+        list: Vec<String>,
+        since: Option<i64>,
+    ) -> Result<NodeGpus, Error> {
+        let wanted = list.clone();
+        let mut found = store.call(move |c| registry::get_many(c, &wanted)).await?;
+        let known: Vec<_> = list.iter().filter_map(|n| found.remove(n)).collect();
+        let mut views = self.poller.views(&known, since).await.into_iter();
+        let nodes = list
+            .iter()
+            .map(|name| {
+                let view = known.iter().any(|k| &k.name == name).then(|| views.next());
+                view.flatten().unwrap_or_else(|| poller::unknown(name))
+            })
+            .collect();
+        Ok(NodeGpus {
+            nodes,
+            server_time_ms: now_ms(),
+        })
+    }
+
+    /// Removes node `name` from the registry and forgets its samples; 404 when no such
+    /// node is registered.
+    pub(crate) async fn remove(&self, store: &Store, name: String) -> Result<(), Error> {
+        let key = name.clone();
+        if !store.call(move |c| registry::delete(c, &key)).await? {
+            return Err(names::not_found(&name));
+        }
+        self.poller.forget(&name);
+        Ok(())
     }
 
     /// The embed links' secret: read from (or first written to) the store once.

@@ -14,7 +14,7 @@ use crate::Error;
 
 /// What a passed check found: the experiment and the caller's level on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Granted {
+pub(crate) struct Granted {
     /// The experiment checked (for a run: its experiment).
     pub experiment_id: i64,
     /// The caller's effective level (at least the one required).
@@ -22,7 +22,7 @@ pub struct Granted {
 }
 
 /// The words for a level in messages.
-pub fn level_name(level: Level) -> &'static str {
+pub(crate) fn level_name(level: Level) -> &'static str {
     match level {
         Level::CanRead => "CAN_READ",
         Level::CanEdit => "CAN_EDIT",
@@ -31,7 +31,7 @@ pub fn level_name(level: Level) -> &'static str {
 }
 
 /// Checks that the caller has at least `need` on experiment `id`.
-pub fn require_experiment(
+pub(crate) fn require_experiment(
     conn: &Conn,
     caller: &Caller,
     id: i64,
@@ -61,7 +61,7 @@ fn require_named(
 }
 
 /// Checks that the caller has at least `need` on the experiment of run `run_id`.
-pub fn require_run(
+pub(crate) fn require_run(
     conn: &Conn,
     caller: &Caller,
     run_id: &str,
@@ -103,7 +103,7 @@ fn denied(
 
 /// Who can grant access to experiment `id`: the owner of its `/Users/<owner>/` path, users
 /// with CAN_MANAGE (directly or through a group), then admins; enabled accounts only.
-pub fn grantors(conn: &Conn, id: i64, name: &str) -> Result<Vec<String>, Error> {
+pub(crate) fn grantors(conn: &Conn, id: i64, name: &str) -> Result<Vec<String>, Error> {
     let manage = super::levels::level_to_db(Some(Level::CanManage));
     let mut out: Vec<String> = Vec::new();
     if let Some(owner) = path_owner(name) {
@@ -121,7 +121,7 @@ pub fn grantors(conn: &Conn, id: i64, name: &str) -> Result<Vec<String>, Error> 
 
 /// Whether the caller may create (or rename to) an experiment named `name`: anywhere but
 /// under another user's `/Users/<other>/` folder (admins: anywhere).
-pub fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
+pub(crate) fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
     match path_owner(name) {
         Some(owner) if owner != caller.username && !caller.is_admin => {
             Err(Error::PermissionDenied {
@@ -145,7 +145,7 @@ pub fn may_create(caller: &Caller, name: &str) -> Result<(), Error> {
 /// a private folder. Then CAN_EDIT when the new name keeps the experiment's implicit access
 /// (same owner folder, or both shared, or neither), else CAN_MANAGE, since moving it would
 /// change who can see it.
-pub fn require_rename(
+pub(crate) fn require_rename(
     conn: &Conn,
     caller: &Caller,
     id: i64,

@@ -4,11 +4,11 @@
 use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
 
-pub use super::levels::{level_from_db, level_to_db};
+pub(crate) use super::levels::{level_from_db, level_to_db};
 use crate::grants::{self, EXPERIMENT};
 use crate::Error;
 
-pub use crate::grants::principal_id;
+pub(crate) use crate::grants::principal_id;
 
 fn ensure_experiment(conn: &Conn, experiment_id: i64) -> Result<(), Error> {
     super::rules::experiment_name(conn, experiment_id)?
@@ -70,12 +70,12 @@ fn protect_owner(conn: &Conn, experiment_id: i64, principal: &Principal) -> Resu
 
 /// Removes every experiment grant held by user `user_id` (their account is being deleted;
 /// grants name principals by id, with no foreign key to cascade).
-pub fn delete_user_grants(conn: &Conn, user_id: i64) -> Result<(), Error> {
+pub(crate) fn delete_user_grants(conn: &Conn, user_id: i64) -> Result<(), Error> {
     grants::delete_user(conn, EXPERIMENT, user_id)
 }
 
 /// Writes the creator's CAN_MANAGE grant on a new experiment.
-pub fn grant_creator(conn: &Conn, experiment_id: i64, user_id: i64) -> Result<(), Error> {
+pub(crate) fn grant_creator(conn: &Conn, experiment_id: i64, user_id: i64) -> Result<(), Error> {
     let manage = level_to_db(Some(Level::CanManage));
     grants::set_by_id(
         conn,

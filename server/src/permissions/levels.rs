@@ -3,7 +3,7 @@
 use api_types::Level;
 
 /// The stored integer of a level; `None` (MLflow `NO_PERMISSIONS`) is 0.
-pub fn level_to_db(level: Option<Level>) -> i64 {
+pub(crate) fn level_to_db(level: Option<Level>) -> i64 {
     match level {
         None => 0,
         Some(Level::CanRead) => 1,
@@ -13,7 +13,7 @@ pub fn level_to_db(level: Option<Level>) -> i64 {
 }
 
 /// The level of a stored integer (0 and anything unknown: no permission).
-pub fn level_from_db(n: i64) -> Option<Level> {
+pub(crate) fn level_from_db(n: i64) -> Option<Level> {
     match n {
         1 => Some(Level::CanRead),
         2 => Some(Level::CanEdit),

@@ -12,15 +12,13 @@ mod rules;
 mod tests;
 
 pub(crate) use access::{implicit_access, list_grants, positive_grants, search_principals};
-pub use check::{
-    grantors, level_name, may_create, require_experiment, require_rename, require_run, Granted,
+pub(crate) use check::{level_name, may_create, require_experiment, require_rename, require_run};
+pub(crate) use grants::{
+    delete_user_grants, grant_creator, level_from_db, level_to_db, principal_id,
 };
-pub use grants::{
-    delete_user_grants, grant_creator, level_from_db, level_to_db, principal_id, revoke_grant,
-    set_grant,
-};
-pub use principals::{caller_for, experiment_level};
+pub use grants::{revoke_grant, set_grant};
+pub use principals::caller_for;
+pub(crate) use principals::experiment_level;
 pub(crate) use readable::{readable_sql, ReadableSql};
-pub use rules::{
-    level_on, path_owner, scope, Scope, DEFAULT_EXPERIMENT, SHARED_PREFIX, USERS_PREFIX,
-};
+pub(crate) use rules::path_owner;
+pub use rules::DEFAULT_EXPERIMENT;

@@ -30,7 +30,7 @@ pub fn caller_for(conn: &Conn, username: &str) -> Result<Caller, Error> {
 
 /// The caller's level on experiment `id`: `Ok(None)` when the experiment does not exist,
 /// `Ok(Some(None))` when it exists but the caller has no access.
-pub fn experiment_level(
+pub(crate) fn experiment_level(
     conn: &Conn,
     caller: &Caller,
     id: i64,

@@ -9,15 +9,15 @@ use crate::auth::Caller;
 use crate::Error;
 
 /// Prefix of per-user private folders: `/Users/<username>/...`.
-pub const USERS_PREFIX: &str = "/Users/";
+pub(crate) const USERS_PREFIX: &str = "/Users/";
 /// Prefix of the folder every signed-in user may read and edit.
-pub const SHARED_PREFIX: &str = "/Workspace/Shared/";
+pub(crate) const SHARED_PREFIX: &str = "/Workspace/Shared/";
 /// The Default experiment, where unconfigured clients log; treated like Shared.
 pub const DEFAULT_EXPERIMENT: i64 = 0;
 
 /// Where an experiment's name puts it, which decides its implicit access.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// `/Users/<owner>/...`: private to the owner until shared.
     Owned(String),
     /// `/Workspace/Shared/...` or experiment 0: every user may read and edit.
@@ -27,7 +27,7 @@ pub enum Scope {
 }
 
 /// The scope of experiment `id` named `name`.
-pub fn scope(id: i64, name: &str) -> Scope {
+pub(crate) fn scope(id: i64, name: &str) -> Scope {
     if id == DEFAULT_EXPERIMENT || name.starts_with(SHARED_PREFIX) {
         return Scope::Shared;
     }
@@ -38,7 +38,7 @@ pub fn scope(id: i64, name: &str) -> Scope {
 }
 
 /// The `<owner>` of `/Users/<owner>/...` (non-empty and followed by a slash).
-pub fn path_owner(name: &str) -> Option<&str> {
+pub(crate) fn path_owner(name: &str) -> Option<&str> {
     let rest = name.strip_prefix(USERS_PREFIX)?;
     let (owner, _) = rest.split_once('/')?;
     (!owner.is_empty()).then_some(owner)
@@ -86,7 +86,12 @@ pub(crate) fn experiment_name(conn: &Conn, id: i64) -> Result<Option<String>, Er
 }
 
 /// The caller's effective level on existing experiment `id` named `name`.
-pub fn level_on(conn: &Conn, caller: &Caller, id: i64, name: &str) -> Result<Option<Level>, Error> {
+pub(crate) fn level_on(
+    conn: &Conn,
+    caller: &Caller,
+    id: i64,
+    name: &str,
+) -> Result<Option<Level>, Error> {
     if caller.is_admin {
         return Ok(Some(Level::CanManage));
     }

@@ -3,6 +3,7 @@
 use crate::db::Conn;
 use api_types::{Level, Principal, PrincipalKind};
 
+use super::rules::{level_on, scope, Scope};
 use super::*;
 use crate::auth::{AuthMethod, Caller};
 use crate::{Error, Store};

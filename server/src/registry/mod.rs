@@ -3,15 +3,17 @@
 //! MLflow's auth app keeps them). Both API dialects read and write through here; no SQL over
 //! these tables lives anywhere else.
 
-pub mod aliases;
+pub(crate) mod aliases;
 pub mod grants;
 mod ids;
-pub mod logged_tag;
-pub mod model;
-pub mod models;
-pub mod search;
-pub mod source;
+pub(crate) mod logged_pages;
+pub(crate) mod logged_tag;
+pub(crate) mod model;
+pub(crate) mod models;
+pub(crate) mod pages;
+pub(crate) mod search;
+pub(crate) mod source;
 pub mod validate;
-pub mod versions;
+pub(crate) mod versions;
 
 pub(crate) use model::{ModelVersion, RegisteredModel, Stage};

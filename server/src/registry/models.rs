@@ -2,7 +2,7 @@
 
 use crate::db::{params, Conn, OptionalExtension, Row};
 
-pub use super::ids::{find_id, id_of, not_found, touch};
+pub(crate) use super::ids::{find_id, id_of, not_found};
 use super::model::RegisteredModel;
 use super::{validate, versions};
 use crate::util::now_ms;

@@ -1,6 +1,6 @@
 //! The [`Store`] handle: the database's connection pool (`runlens.db` on SQLite, or a
 //! PostgreSQL database), the log store beside it, and the queue its writes take
-//! ([`group_write`]); opening one prepares the database (SQLite's `PRAGMA`s and WAL, the
+//! (`db::group_write`); opening one prepares the database (SQLite's `PRAGMA`s and WAL, the
 //! migrations of [`MIGRATIONS`], run by `crate::db::migrate`). Handlers query through the
 //! blocking-call bridge (`store.call(|conn| ...).await`). The SQL lives with the modules
 //! that own the tables (`tracking`, `auth`'s store files, `permissions`); handlers call
@@ -11,8 +11,7 @@
 //! step).
 
 pub mod copy;
-pub mod group_write;
-pub mod meta;
+pub(crate) mod meta;
 mod repack;
 mod schema;
 #[cfg(test)]
@@ -26,8 +25,7 @@ use r2d2::HandleError;
 pub use schema::MIGRATIONS;
 pub(crate) use schema::SCHEMA;
 
-use group_write::GroupWriter;
-
+use crate::db::group_write::{GroupWriter, PG_TURNS};
 use crate::db::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
 use crate::db::{migrate, Conn};
 
@@ -73,7 +71,7 @@ impl Store {
     }
 
     /// Opens a database file directly (tests use a temp file).
-    pub fn open_file(path: &Path) -> Result<Self, Error> {
+    pub(crate) fn open_file(path: &Path) -> Result<Self, Error> {
         Self::open_with(
             path,
             Box::new(LogPoolErrors("database")),
@@ -151,7 +149,7 @@ impl Store {
             pool: crate::db::Pool::Pg(pool),
             files: Some(dir.to_path_buf()),
             logs,
-            writes: Arc::new(GroupWriter::new(group_write::PG_TURNS)),
+            writes: Arc::new(GroupWriter::new(PG_TURNS)),
         })
     }
 
@@ -202,7 +200,7 @@ impl Store {
 
     /// Runs the write `f` in a transaction on tokio's blocking pool, after the writes of
     /// this process that came before it and committed together with those queued beside
-    /// it (see [`group_write`]); answers once its group has committed. `f` failing undoes
+    /// it (see `db::group_write`); answers once its group has committed. `f` failing undoes
     /// only `f`'s changes.
     pub async fn call_write<T, F>(&self, f: F) -> Result<T, Error>
     where

@@ -117,7 +117,7 @@ pub const MIGRATIONS: &[Migration] = &[
 ];
 
 /// The store's migrations and their bookkeeping table, for [`crate::db::migrate::run`].
-pub const SCHEMA: MigrationSet = MigrationSet {
+pub(crate) const SCHEMA: MigrationSet = MigrationSet {
     what: "database",
     step: "migration",
     table: versions_table,

@@ -5,19 +5,20 @@
 
 pub mod columns;
 pub mod experiments;
-pub mod filter;
+pub(crate) mod filter;
 pub mod history;
 pub mod log_batch;
 pub mod model;
-pub mod names;
-pub mod overview;
-pub mod page_token;
-pub mod run_table;
-pub mod runs;
-pub mod search;
+pub(crate) mod names;
+pub(crate) mod overview;
+pub(crate) mod page_token;
+pub(crate) mod run_table;
+pub(crate) mod runs;
+pub(crate) mod runs_csv;
+pub(crate) mod search;
 pub mod series;
-pub mod tags;
-pub mod validation;
+pub(crate) mod tags;
+pub(crate) mod validation;
 
 // The modules' former names, until the MLflow dialect imports the new ones.
 
@@ -27,7 +28,7 @@ use crate::Error;
 
 /// Which lifecycle stages a listing includes (MLflow's `ViewType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ViewType {
+pub(crate) enum ViewType {
     /// Only `active` entities (the default).
     #[default]
     ActiveOnly,

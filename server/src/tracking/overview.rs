@@ -1,15 +1,23 @@
 //! The app's page data read from the tracking tables: experiment summaries (with run
 //! counts and the latest activity), an experiment's header and column keys, and a run's
-//! overview with its nested runs. Permission filtering comes in as a [`ReadableSql`]
-//! condition or is the caller's (see `app_api`).
+//! overview with its nested runs, and the experiments page (filtered, ordered, paged).
+//! Permission filtering comes in as a [`ReadableSql`] condition, or, for a run's parent,
+//! is checked for the caller ([`run_page`]).
 
 use crate::db::{Conn, Engine, OptionalExtension};
 use api_types as json;
+use api_types::Level;
 
 use super::columns::{column_keys, ColumnKind};
+use crate::auth::Caller;
 use crate::db::sql::greatest;
-use crate::permissions::ReadableSql;
+use crate::permissions::{require_run, ReadableSql};
 use crate::Error;
+
+/// Experiments a page of the experiments list shows when the query names no `limit`.
+pub(crate) const DEFAULT_LIMIT: u64 = 50;
+/// Most experiments one page of the experiments list shows.
+pub(crate) const MAX_LIMIT: u64 = 500;
 
 /// The tag MLflow uses to nest a run under its parent.
 pub(crate) const PARENT_TAG: &str = "mlflow.parentRunId";
@@ -215,4 +223,68 @@ fn children(c: &Conn, experiment_id: &str, run_id: &str) -> Result<Vec<json::Run
     let id: i64 = experiment_id.parse().unwrap_or(-1);
     let rows = stmt.query_map(crate::db::params![id, run_id], ref_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The experiments page: the active experiments that `readable` lets through whose name
+/// contains `q` (case-insensitive), in the query's order (`last_update` by default;
+/// descending unless `desc=false`, for `name` ascending unless `desc=true`; ties by id),
+/// `offset` and `limit` ([`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]) applied, with the count
+/// of all matches.
+pub(crate) fn experiment_list(
+    c: &Conn,
+    readable: &ReadableSql,
+    query: &json::ExperimentListQuery,
+) -> Result<json::ExperimentList, Error> {
+    let needle = query.q.as_deref().map(str::to_lowercase);
+    let sort = query.sort.unwrap_or_default();
+    let desc = query.desc.unwrap_or(sort != json::ExperimentSort::Name);
+    let offset = query.offset.unwrap_or(0);
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Error::InvalidParameter(format!(
+            "limit must be between 1 and {MAX_LIMIT}, got {limit}"
+        )));
+    }
+    let mut all = active_summaries(c, readable)?;
+    if let Some(needle) = &needle {
+        all.retain(|e| e.name.to_lowercase().contains(needle.as_str()));
+    }
+    sort_summaries(&mut all, sort, desc);
+    let total = all.len() as u64;
+    let items = all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(limit as usize)
+        .collect();
+    Ok(json::ExperimentList { items, total })
+}
+
+fn sort_summaries(items: &mut [json::ExperimentSummary], sort: json::ExperimentSort, desc: bool) {
+    use json::ExperimentSort as S;
+    let id = |e: &json::ExperimentSummary| e.id.parse::<i64>().unwrap_or(i64::MAX);
+    items.sort_by(|a, b| {
+        let primary = match sort {
+            S::Name => a.name.cmp(&b.name),
+            S::LastUpdate => a.last_update_time.cmp(&b.last_update_time),
+            S::Created => a.creation_time.cmp(&b.creation_time),
+            S::Runs => a.run_count.cmp(&b.run_count),
+        };
+        let primary = if desc { primary.reverse() } else { primary };
+        primary.then_with(|| id(a).cmp(&id(b)))
+    });
+}
+
+/// Run `run_id`'s overview ([`run_detail`]) with its parent only when the tag names a run
+/// `caller` may read (a parent in an experiment the caller cannot read stays hidden).
+pub(crate) fn run_page(c: &Conn, caller: &Caller, run_id: &str) -> Result<json::RunDetail, Error> {
+    let mut run = run_detail(c, run_id)?;
+    run.parent = match run.tags.iter().find(|t| t.key == PARENT_TAG) {
+        Some(t) => match require_run(c, caller, &t.value, Level::CanRead) {
+            Ok(_) => run_ref(c, &t.value)?,
+            Err(Error::NotFound(_) | Error::PermissionDenied { .. }) => None,
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    Ok(run)
 }

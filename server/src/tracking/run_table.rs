@@ -7,9 +7,61 @@ use std::collections::HashMap;
 use crate::db::Conn;
 use api_types as json;
 
-use super::overview::PARENT_TAG;
+use super::columns::{column_keys, ColumnKind};
+use super::overview::{self, PARENT_TAG};
+use super::search::{search_run_page, RunQuery};
+use super::ViewType;
 use crate::db::sql::{json_array, json_list};
 use crate::Error;
+
+/// One page of experiment `id`'s runs table: the runs matching `query` in its order (at
+/// most `limit`, from its page token), with its columns, or with the default columns of
+/// the experiment's keys when `default_columns`; and the count of all matches. 404 for an
+/// unknown experiment.
+pub(crate) fn table_page(
+    c: &Conn,
+    id: i64,
+    query: &json::RunTableQuery,
+    default_columns: bool,
+    limit: usize,
+) -> Result<json::RunTable, Error> {
+    overview::check_exists(c, id)?;
+    let page = search_run_page(
+        c,
+        &RunQuery {
+            experiment_ids: &[id],
+            filter: query.filter.as_deref().unwrap_or_default(),
+            order_by: &query.order_by,
+            view: view_type(query.view),
+        },
+        query.page_token.as_deref(),
+        limit,
+        true,
+    )?;
+    let columns = match default_columns {
+        true => json::RunTableColumns::defaults(
+            &column_keys(c, id, ColumnKind::Param)?,
+            &column_keys(c, id, ColumnKind::Metric)?,
+        ),
+        false => query.columns.clone(),
+    };
+    let rows = load_rows(c, &page.ids, &columns)?;
+    Ok(json::RunTable {
+        columns,
+        rows,
+        total: page.total,
+        next_page_token: page.next_page_token,
+    })
+}
+
+/// The store's view for the wire's.
+pub(crate) fn view_type(view: json::RunView) -> ViewType {
+    match view {
+        json::RunView::Active => ViewType::ActiveOnly,
+        json::RunView::Deleted => ViewType::DeletedOnly,
+        json::RunView::All => ViewType::All,
+    }
+}
 
 /// Rows for `ids` in that order, with the requested columns filled.
 pub(crate) fn load_rows(

@@ -1,5 +1,6 @@
 //! One metric chart: [`series`] fetches the M4-reduced series for the canvas' width and
-//! the zoomed range, [`render`] draws it with [`charts::draw_series`](crate::charts::draw_series),
+//! the zoomed range (through the experiment's batched series endpoint, with one run),
+//! [`render`] draws it as a one-line [`charts::MultiChart`](crate::charts::MultiChart),
 //! [`pointer`] handles hover (tooltip), drag to zoom and [`overlays`] show the state;
 //! double-click resets the zoom. A live run's new points come through [`LiveSeries`].
 
@@ -17,18 +18,21 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 pub use live::LiveSeries;
+pub use overlays::Selection;
 
 use crate::hooks::use_settled_width;
 use legend::Legend;
-use overlays::{Selection, StatusOverlay};
+use overlays::StatusOverlay;
 use pointer::Pointer;
 use render::use_chart_drawing;
-use series::use_series;
+use series::{use_series, SeriesId};
 use tooltip::tooltip_view;
 
 /// A chart of one metric of one run.
 #[component]
 pub fn ChartPanel(
+    /// The run's experiment id.
+    experiment_id: String,
     /// Run id.
     run_id: String,
     /// Metric key.
@@ -59,8 +63,13 @@ pub fn ChartPanel(
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let width = use_settled_width(canvas_ref);
-    let loaded = use_series(run_id, key.clone(), x_axis, width, zoom, refresh, live);
-    let info = use_chart_drawing(canvas_ref, loaded, width, x_axis, log_y, smoothing);
+    let id = SeriesId {
+        experiment_id,
+        run_id,
+        key: key.clone(),
+    };
+    let loaded = use_series(id, x_axis, width, zoom, refresh, live);
+    let info = use_chart_drawing(canvas_ref, loaded, width, log_y, smoothing);
     let pointer = Pointer::new(loaded, info, log_y, smoothing, on_zoom);
     let tooltip = move || {
         pointer

@@ -5,11 +5,8 @@ use web_sys::MouseEvent;
 
 use super::hover::{hover_at, Hover};
 use super::series::Loaded;
-use crate::charts::nearest::pixel_to_x;
+use crate::charts::nearest::drag_range;
 use crate::charts::DrawInfo;
-
-/// Minimum drag, in CSS pixels, that counts as a zoom.
-const MIN_DRAG: f64 = 5.0;
 
 /// Hover and drag state of one chart; `Copy`.
 #[derive(Clone, Copy)]
@@ -27,16 +24,6 @@ pub struct Pointer {
 
 fn offset_x(ev: &MouseEvent) -> f64 {
     f64::from(ev.offset_x())
-}
-
-/// The x range (axis units) of a drag from pixel `a` to `b`, if it is long enough.
-pub fn drag_range(a: f64, b: f64, info: &DrawInfo) -> Option<(f64, f64)> {
-    if (a - b).abs() < MIN_DRAG {
-        return None;
-    }
-    let to_x = |px: f64| pixel_to_x(px, info.left, info.width, info.x_range);
-    let (lo, hi) = (to_x(a.min(b)), to_x(a.max(b)));
-    (hi > lo).then_some((lo, hi))
 }
 
 impl Pointer {
@@ -103,34 +90,5 @@ impl Pointer {
     pub fn left(&self) {
         self.hover.set(None);
         self.drag.set(None);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::drag_range;
-    use crate::charts::scale::YRange;
-    use crate::charts::DrawInfo;
-
-    #[test]
-    fn short_drags_do_not_zoom() {
-        let info = DrawInfo {
-            left: 60.0,
-            top: 10.0,
-            width: 400.0,
-            height: 200.0,
-            x_range: (0.0, 100.0),
-            y: YRange {
-                lo: 0.0,
-                hi: 1.0,
-                data_lo: 0.0,
-                data_hi: 1.0,
-            },
-            drawn: 0,
-            hidden_non_positive: 0,
-            line_color: String::new(),
-        };
-        assert_eq!(drag_range(100.0, 103.0, &info), None);
-        assert_eq!(drag_range(260.0, 160.0, &info), Some((25.0, 50.0)));
     }
 }

@@ -1,22 +1,39 @@
 //! Painting the chart: draws whenever the data, options, theme or width change, and
 //! reports the outcome in `data-*` attributes (which the end-to-end tests read).
 
-use api_types as json;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use super::series::Loaded;
 use crate::charts::canvas_state::{record, set_status};
-use crate::charts::{self, ChartOptions, DrawInfo};
+use crate::charts::{draw_multi, ChartData, DrawInfo, Layout, Line, MultiChart, Palette};
 use crate::theme::use_theme;
+
+/// How the chart is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Options {
+    log_y: bool,
+    smoothing: f64,
+    palette: Palette,
+    pixel_ratio: f64,
+}
+
+/// The chart of `d`: one line in the palette's line colour (smoothed over the faint raw
+/// line when smoothing is on) with its NaN and ±inf markers.
+fn chart_of(d: &ChartData, o: &Options) -> MultiChart {
+    let line = Line {
+        markers: d.markers.clone(),
+        ..Line::smoothed(String::new(), o.palette.line, d.xy(), o.smoothing)
+    };
+    MultiChart {
+        layout: Layout::SINGLE,
+        ..MultiChart::new(vec![line], d.x_range, d.x_axis, o.log_y)
+    }
+}
 
 /// Draws `loaded` and records `data-status` (`loading`, `error`, `empty`, `drawn`) and,
 /// once drawn, `data-points`, `data-y-min`, `data-y-max` and `data-line-color`.
-fn draw(
-    canvas: &web_sys::HtmlCanvasElement,
-    loaded: &Loaded,
-    opts: ChartOptions,
-) -> Option<DrawInfo> {
+fn draw(canvas: &web_sys::HtmlCanvasElement, loaded: &Loaded, opts: Options) -> Option<DrawInfo> {
     let d = match loaded {
         None => {
             set_status(canvas, "loading");
@@ -28,12 +45,9 @@ fn draw(
         }
         Some(Ok(d)) => d,
     };
-    let opts = ChartOptions {
-        x_axis: d.x_axis,
-        ..opts
-    };
     let empty = d.points.is_empty() && d.markers.is_empty();
-    record(canvas, charts::draw_series(canvas, d, &opts), |info| {
+    let drawn = draw_multi(canvas, &chart_of(d, &opts), &opts.palette, opts.pixel_ratio);
+    record(canvas, drawn, |info| {
         let facts = vec![
             ("data-points", info.drawn.to_string()),
             ("data-y-min", info.y.data_lo.to_string()),
@@ -50,7 +64,6 @@ pub fn use_chart_drawing(
     canvas: NodeRef<Canvas>,
     loaded: Memo<Loaded>,
     width: ReadSignal<u32>,
-    x_axis: Signal<json::XAxis>,
     log_y: Signal<bool>,
     smoothing: Signal<f64>,
 ) -> RwSignal<Option<DrawInfo>> {
@@ -61,8 +74,7 @@ pub fn use_chart_drawing(
             return;
         };
         let _ = width.get();
-        let opts = ChartOptions {
-            x_axis: x_axis.get(),
+        let opts = Options {
             log_y: log_y.get(),
             smoothing: smoothing.get(),
             palette: theme.get().palette(),

@@ -7,6 +7,17 @@ use super::live::LiveSeries;
 use crate::api::{self, ApiError};
 use crate::charts::ChartData;
 
+/// Which series a chart shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesId {
+    /// The run's experiment (whose batched series endpoint serves the chart).
+    pub experiment_id: String,
+    /// Run id.
+    pub run_id: String,
+    /// Metric key.
+    pub key: String,
+}
+
 /// The chart's data: `None` while loading.
 pub type Loaded = Option<Result<ChartData, ApiError>>;
 
@@ -18,8 +29,7 @@ const LIVE_POINTS_PER_PIXEL: usize = 2;
 /// `refresh` changes; `None` while loading (or before the canvas has a width). With
 /// `live`, the run's new points are appended as they arrive (see [`LiveSeries`]).
 pub fn use_series(
-    run_id: String,
-    key: String,
+    id: SeriesId,
     x_axis: Signal<json::XAxis>,
     width: ReadSignal<u32>,
     zoom: Signal<Option<(f64, f64)>>,
@@ -31,7 +41,7 @@ pub fn use_series(
     // Bumped when too many points were appended to keep drawing them raw.
     let compact = RwSignal::new(0u64);
     if let Some(live) = live {
-        live.subscribe(run_id.clone(), key.clone(), move |points| {
+        live.subscribe(id.run_id.clone(), id.key.clone(), move |points| {
             let limit = (width.get_untracked() as usize).max(500) * LIVE_POINTS_PER_PIXEL;
             let grown = appended.try_update(|a| {
                 a.extend_from_slice(points);
@@ -48,10 +58,10 @@ pub fn use_series(
         if let Some(live) = live {
             live.refetch.track();
         }
-        let (run_id, zoom) = (run_id.clone(), zoom.get());
+        let (id, zoom) = (id.clone(), zoom.get());
         let width = width.get();
         let q = json::SeriesQuery {
-            key: key.clone(),
+            key: id.key.clone(),
             x: x_axis.get(),
             width: Some(width),
             x_min: zoom.map(|(lo, _)| lo),
@@ -62,7 +72,7 @@ pub fn use_series(
                 return None;
             }
             Some(
-                api::get_series(run_id, q)
+                api::get_run_series(id.experiment_id, id.run_id, q)
                     .await
                     .map(|s| ChartData::from_series(&s, zoom)),
             )

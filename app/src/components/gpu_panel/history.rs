@@ -1,13 +1,15 @@
 //! A node's history charts: utilisation, memory, temperature and power, one line per GPU,
 //! redrawn on each fetch, on a theme change and when the canvas is resized.
 
+use api_types as json;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
 
 use super::metrics::{gpu_lines, GpuMetric};
 use super::state::{PanelData, HISTORY_MS};
-use crate::charts::lines::{draw_lines, LinesChart};
+use crate::charts::canvas_state::{record, set_status};
+use crate::charts::{draw_multi, Layout, MultiChart};
 use crate::theme::use_theme;
 
 /// The chart of one quantity of one node.
@@ -32,40 +34,39 @@ fn HistoryChart(
             return;
         }
         let theme = theme.get();
+        let (colors, pal) = (theme.series_colors(), theme.palette());
         let chart = data.with(|d| {
             let h = &d.nodes.iter().find(|n| n.node == name)?.history;
             let newest = h.last()?.at_ms as f64;
             let oldest = h.first()?.at_ms as f64;
-            Some(LinesChart {
-                lines: gpu_lines(h, metric),
-                // Up to 2 h, but never a mostly empty chart just after opening.
-                x_range: (oldest.max(newest - HISTORY_MS as f64), newest),
-                y_max: metric.y_max(h),
-            })
+            // Up to 2 h, but never a mostly empty chart just after opening.
+            let x0 = oldest.max(newest - HISTORY_MS as f64);
+            let x1 = if newest > x0 { newest } else { x0 + 1_000.0 };
+            let chart = MultiChart {
+                y_fixed: Some((0.0, metric.y_max(h).max(1.0))),
+                break_gaps: true,
+                layout: Layout::SMALL,
+                ..MultiChart::new(
+                    gpu_lines(h, metric, &colors, pal.line),
+                    Some((x0, x1)),
+                    json::XAxis::Wall,
+                    false,
+                )
+            };
+            Some((chart, newest))
         });
-        let Some(chart) = chart else {
-            let _ = canvas.set_attribute("data-status", "empty");
+        let Some((chart, newest)) = chart else {
+            set_status(&canvas, "empty");
             return;
         };
-        let colors = theme.series_colors();
-        let pal = theme.palette();
-        match draw_lines(
-            &canvas,
-            &chart,
-            &pal,
-            &colors,
-            window().device_pixel_ratio(),
-        ) {
-            Ok(points) => {
-                let _ = canvas.set_attribute("data-points", &points.to_string());
-                let _ = canvas.set_attribute("data-last-at", &chart.x_range.1.to_string());
-                let _ = canvas.set_attribute("data-status", "drawn");
-            }
-            Err(e) => {
-                leptos::logging::warn!("{e}");
-                let _ = canvas.set_attribute("data-status", "error");
-            }
-        }
+        let drawn = draw_multi(&canvas, &chart, &pal, window().device_pixel_ratio());
+        record(&canvas, drawn, |info| {
+            let facts = vec![
+                ("data-points", info.drawn.to_string()),
+                ("data-last-at", newest.to_string()),
+            ];
+            (false, facts)
+        });
     });
     view! {
         <figure class="gpu-chart">

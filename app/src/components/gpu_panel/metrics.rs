@@ -2,8 +2,9 @@
 //! over the history, the hot / saturated cues and the gauge texts.
 
 use api_types as json;
+use plotters::style::RGBColor;
 
-use crate::charts::lines::Line;
+use crate::charts::Line;
 
 /// At or above this temperature (°C) a GPU is marked hot.
 pub const HOT_CELSIUS: u32 = 85;
@@ -86,8 +87,13 @@ pub fn memory_percent(g: &json::agent::GpuSample) -> Option<f64> {
 }
 
 /// One line per GPU index seen in `history` (in index order), points at the samples
-/// where `metric` was read.
-pub fn gpu_lines(history: &[json::agent::NodeSample], metric: GpuMetric) -> Vec<Line> {
+/// where `metric` was read; line `i` in `colors[i % len]` (`fallback` when there are none).
+pub fn gpu_lines(
+    history: &[json::agent::NodeSample],
+    metric: GpuMetric,
+    colors: &[RGBColor],
+    fallback: RGBColor,
+) -> Vec<Line> {
     let mut indexes: Vec<u32> = history
         .iter()
         .flat_map(|s| s.gpus.iter().map(|g| g.index))
@@ -96,15 +102,20 @@ pub fn gpu_lines(history: &[json::agent::NodeSample], metric: GpuMetric) -> Vec<
     indexes.dedup();
     indexes
         .into_iter()
-        .map(|index| Line {
-            label: format!("GPU {index}"),
-            points: history
+        .enumerate()
+        .map(|(i, index)| {
+            let points = history
                 .iter()
                 .filter_map(|s| {
                     let g = s.gpus.iter().find(|g| g.index == index)?;
                     Some((s.at_ms as f64, metric.of(g)?))
                 })
-                .collect(),
+                .collect();
+            let color = colors
+                .get(i % colors.len().max(1))
+                .copied()
+                .unwrap_or(fallback);
+            Line::new(format!("GPU {index}"), color, points)
         })
         .collect()
 }
@@ -181,12 +192,13 @@ mod tests {
             sample(1000, vec![gpu(0, Some(10), None), gpu(1, Some(90), None)]),
             sample(2000, vec![gpu(0, None, None), gpu(1, Some(80), None)]),
         ];
-        let lines = gpu_lines(&h, GpuMetric::Utilization);
+        let black = RGBColor(0, 0, 0);
+        let lines = gpu_lines(&h, GpuMetric::Utilization, &[], black);
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].label, "GPU 0");
         assert_eq!(lines[0].points, vec![(1000.0, 10.0)]);
         assert_eq!(lines[1].points, vec![(1000.0, 90.0), (2000.0, 80.0)]);
-        let mem = gpu_lines(&h, GpuMetric::Memory);
+        let mem = gpu_lines(&h, GpuMetric::Memory, &[], black);
         assert_eq!(mem[0].points[0].1, 25.0);
         assert_eq!(GpuMetric::Utilization.y_max(&h), 100.0);
     }

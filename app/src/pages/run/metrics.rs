@@ -101,6 +101,8 @@ fn Controls(
 /// key's new points and a newly logged key gets its chart.
 #[component]
 pub fn MetricsTab(
+    /// The run's experiment id.
+    experiment_id: String,
     /// Run id.
     run_id: String,
     /// The run's metric keys, sorted (as loaded; the live keys when the page is live).
@@ -145,7 +147,7 @@ pub fn MetricsTab(
         let k = key.clone();
         let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
         let series = live.map(|l| l.series);
-        view! { <ChartPanel run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom live=series /> }
+        view! { <ChartPanel experiment_id=experiment_id.clone() run_id=run_id.clone() key=key x_axis=x_axis log_y=log_y smoothing=smoothing zoom=zoom on_zoom=on_zoom live=series /> }
     };
     let system_note = move || {
         let n = system_count.get();

@@ -153,7 +153,7 @@ fn RunView(
                 <div role="tabpanel">
                     {move || match tab.get() {
                         Ok(RunTab::Overview) => view! { <Overview run=overview_run.clone() edit=edit /> }.into_any(),
-                        Ok(RunTab::Metrics) => view! { <MetricsTab run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
+                        Ok(RunTab::Metrics) => view! { <MetricsTab experiment_id=experiment_id.clone() run_id=run_id.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::System) => view! { <SystemTab experiment_id=experiment_id.clone() run_id=run_id.clone() status=status.clone() keys=metric_keys.clone() /> }.into_any(),
                         Ok(RunTab::Logs) => view! { <LogsTab run_id=run_id.clone() job=job /> }.into_any(),
                         Ok(RunTab::Artifacts) => view! { <ArtifactsTab run_id=run_id.clone() /> }.into_any(),

@@ -17,7 +17,7 @@ fn feed(bus: &LiveBus, store: &Store, streamed: &[&str]) -> Feed {
         experiment_id: 1,
         caller: StreamCaller::new(store, Proof::proxy(1)),
         rx: bus.subscribe(),
-        closing: store.logs().subscribe(),
+        closing: store.logs().closing(),
         streamed: streamed
             .iter()
             .map(|s| s.to_string())

@@ -1,5 +1,6 @@
-//! PostgreSQL's `LISTEN`/`NOTIFY` between replicas: what one replica commits wakes the
-//! live streams of the others (the experiment pages' live bus, log followers).
+//! PostgreSQL's `LISTEN`/`NOTIFY` between replicas: the transport of `crate::bus`, whose
+//! topics (the experiment pages' live bus, the log followers' wake-ups) let what one
+//! replica commits wake the live streams of the others.
 //!
 //! - [`PgPool::listen`] hands each payload on a channel to a callback. A pool (with its
 //!   clones) keeps one session of its own, outside the pool, for every channel it listens

@@ -150,7 +150,7 @@ pub fn migrate_store(dir: &Path, url: &str) -> Result<Report, CopyError> {
 
 /// Copies the store `main` and the logs database `logs` (SQLite, migrated) into `dst`
 /// (PostgreSQL, migrated, empty) in one transaction, verified before it commits.
-pub fn copy(main: &Conn, logs: &Conn, dst: &Conn) -> Result<Report, CopyError> {
+pub(crate) fn copy(main: &Conn, logs: &Conn, dst: &Conn) -> Result<Report, CopyError> {
     let started = Instant::now();
     if main.engine() != Engine::Sqlite
         || logs.engine() != Engine::Sqlite

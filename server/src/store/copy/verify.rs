@@ -8,7 +8,7 @@ use super::plan::Table;
 use super::{quote, CopyError};
 
 /// Rows compared per table, at most.
-pub const SAMPLE: u64 = 200;
+pub(crate) const SAMPLE: u64 = 200;
 
 /// Verifies `t` after `copied` rows went from `src` to `dst`; returns the rows compared.
 pub(super) fn table(src: &Conn, dst: &Conn, t: &Table, copied: u64) -> Result<u64, CopyError> {

@@ -179,6 +179,6 @@ impl Field {
 }
 
 /// The attribute names a runs search accepts (error messages and tests).
-pub fn searchable_attributes() -> Vec<&'static str> {
+pub(crate) fn searchable_attributes() -> Vec<&'static str> {
     Attr::ALL.iter().map(|a| a.name()).collect()
 }

@@ -3,18 +3,17 @@
 //! and over experiments ([`experiments`]), compiled to parameterised SQL.
 
 mod cursor;
-pub mod experiments;
+pub(crate) mod experiments;
 mod fields;
 mod order;
-pub mod runs;
+pub(crate) mod runs;
 #[cfg(test)]
 mod tests;
 
 use crate::db::Value;
 
 pub(crate) use experiments::search_experiments;
-pub use fields::searchable_attributes;
-pub use runs::{count_runs, search_run_ids, search_run_page, RunPage, RunQuery};
+pub(crate) use runs::{search_run_ids, search_run_page, RunQuery};
 
 /// A SQL fragment with its bound values, in textual order.
 #[derive(Default, Clone)]

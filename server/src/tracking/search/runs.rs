@@ -14,7 +14,7 @@ use crate::Error;
 /// Run ids of the experiments' runs matching an MLflow filter string ("" = all), ordered by
 /// MLflow order_by clauses (e.g. ["metrics.loss ASC", "start_time DESC"]) with MLflow's
 /// tie-breakers, skipping `offset`, at most `limit`. Bad filter/order_by → Error::InvalidParameter.
-pub fn search_run_ids(
+pub(crate) fn search_run_ids(
     conn: &Conn,
     experiment_ids: &[i64],
     filter: &str,
@@ -51,7 +51,7 @@ pub fn search_run_ids(
 /// What a runs search reads: the experiments' runs in `view` that match `filter` (MLflow's
 /// grammar, "" = all), in the order of `order_by` (MLflow clauses) and its tie-breakers.
 #[derive(Debug, Clone, Copy)]
-pub struct RunQuery<'a> {
+pub(crate) struct RunQuery<'a> {
     /// The experiments searched.
     pub experiment_ids: &'a [i64],
     /// The filter string.
@@ -64,7 +64,7 @@ pub struct RunQuery<'a> {
 
 /// One page of a keyset-paged runs search.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunPage {
+pub(crate) struct RunPage {
     /// The page's run ids, in order.
     pub ids: Vec<String>,
     /// The token of the next page; `None` on the last page.
@@ -84,7 +84,7 @@ pub struct RunPage {
 /// one COUNT over the experiment index; with one, in the page query itself
 /// (`count(*) OVER ()`), because the filter's lookups then run once for both instead of
 /// twice (at 100,000 runs a filtered COUNT alone costs 0.4-0.6 s here).
-pub fn search_run_page(
+pub(crate) fn search_run_page(
     conn: &Conn,
     q: &RunQuery<'_>,
     page_token: Option<&str>,
@@ -435,7 +435,7 @@ fn limit_value(n: usize) -> Value {
 }
 
 /// How many runs the search matches, without reading them (one COUNT over the filter).
-pub fn count_runs(
+pub(crate) fn count_runs(
     conn: &Conn,
     experiment_ids: &[i64],
     filter: &str,
@@ -466,7 +466,7 @@ pub(super) fn matching(
     matching_as(d, experiment_ids, filter, view, Lookups::Planned)
 }
 
-/// [`matching`], with a param or tag equal to a value that fewer than [`FEW_BY_VALUE`]
+/// `matching`, with a param or tag equal to a value that fewer than [`FEW_BY_VALUE`]
 /// runs have (of any experiment; one probe of the `(key, value)` index, reading at most
 /// that many entries) written as the set of those runs (see [`compile_clause`]).
 pub(super) fn matching_on(
@@ -525,7 +525,7 @@ pub(super) enum Lookups {
     PerRun,
 }
 
-/// [`matching`], its lookups run as `lookups` says.
+/// `matching`, its lookups run as `lookups` says.
 pub(super) fn matching_as(
     d: Engine,
     experiment_ids: &[i64],

@@ -11,7 +11,7 @@
 //! the output is the one the reducer gives over every point.
 //!
 //! A block straddling one boundary is not refined when its summary and the extremes
-//! already known in the two columns settle it ([`straddle`]): its parts then stand in as
+//! already known in the two columns settle it ([`straddle`](super::straddle)): its parts then stand in as
 //! the summary's points plus the two points next to the boundary, read from the chunks
 //! there, and a settled block whose chunks lack those points is refined after all. On a
 //! time axis the step at a boundary is first guessed from the block's first and last
@@ -76,7 +76,7 @@ enum Piece {
         hi: i64,
         chunk: Option<(i64, u64)>,
     },
-    /// A part of a settled straddling block ([`straddle`]): the walk's exact points
+    /// A part of a settled straddling block ([`straddle`](super::straddle)): the walk's exact points
     /// `at..at + len` stand in for it, and it counts `n` points (the whole block's on its
     /// left part, none on its right).
     Exact { at: usize, len: usize, n: u64 },
@@ -377,7 +377,7 @@ enum Placed {
     Points(i64, i64),
     Refine,
     /// Straddles the boundary between column `col` and the next, whose first step (or
-    /// timestamp, on a time axis) is `split` ([`straddle`]).
+    /// timestamp, on a time axis) is `split` ([`straddle`](super::straddle)).
     Straddle {
         split: i64,
         col: u32,

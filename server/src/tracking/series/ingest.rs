@@ -28,7 +28,7 @@ pub fn insert_points(c: &Conn, sid: i64, points: &[Point]) -> Result<u64, Error>
 
 /// [`insert_points`] for several series at once, each named once: `(series id, points)`.
 /// Returns how many points were new in each, in the order given.
-pub fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<u64>, Error> {
+pub(crate) fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<u64>, Error> {
     let mut added = vec![0u64; series.len()];
     let written: Vec<(i64, &[Point])> = series
         .iter()

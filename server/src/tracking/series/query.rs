@@ -65,7 +65,11 @@ pub fn query(c: &Conn, req: SeriesRequest) -> Result<json::MetricSeries, Error> 
 /// reduced with M4 on the step axis over `[x_min, x_max]` *steps*, each with its x in
 /// `x_values`. Non-finite values are left out (they have no place on such a chart).
 /// `x_axis` is `step`, `x_extent` the series' step extent.
-pub fn query_x_key(c: &Conn, req: SeriesRequest, x_key: &str) -> Result<json::MetricSeries, Error> {
+pub(crate) fn query_x_key(
+    c: &Conn,
+    req: SeriesRequest,
+    x_key: &str,
+) -> Result<json::MetricSeries, Error> {
     let req = SeriesRequest {
         axis: json::XAxis::Step,
         ..req
@@ -96,7 +100,7 @@ pub fn query_x_key(c: &Conn, req: SeriesRequest, x_key: &str) -> Result<json::Me
 }
 
 /// Which of `run_ids` are runs of experiment `experiment_id` (deleted ones included).
-pub fn runs_of_experiment(
+pub(crate) fn runs_of_experiment(
     c: &Conn,
     experiment_id: i64,
     run_ids: &[String],

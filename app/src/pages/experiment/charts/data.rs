@@ -7,10 +7,11 @@ use plotters::style::RGBColor;
 
 use super::runs::LineSpec;
 use crate::charts::bars::Bar;
+use crate::charts::data::x_of;
 use crate::charts::group::aggregate;
-use crate::charts::multi::{Line, MultiChart};
+use crate::charts::multi::{smoothed, Line, MultiChart};
 use crate::charts::nearest::nearest_by;
-use crate::charts::{smoothing, ChartData, ChartPoint};
+use crate::charts::{ChartData, ChartPoint};
 
 /// One run's series of the panel's key.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,48 +35,10 @@ pub fn from_batch(
         .filter(|s| s.key == key)
         .map(|s| RunSeries {
             run_id: s.run_id.clone(),
-            data: if s.x_values.is_empty() {
-                ChartData::from_series(s, zoom)
-            } else {
-                by_other_metric(s, zoom)
-            },
+            data: ChartData::from_series(s, zoom),
         })
         .filter(|r| !r.data.points.is_empty() || !r.data.markers.is_empty())
         .collect()
-}
-
-fn by_other_metric(s: &json::MetricSeries, zoom: Option<(f64, f64)>) -> ChartData {
-    let mut points: Vec<ChartPoint> = s
-        .points
-        .iter()
-        .zip(&s.x_values)
-        .filter(|(p, x)| p.value.0.is_finite() && x.0.is_finite())
-        .map(|(p, x)| ChartPoint {
-            x: x.0,
-            y: p.value.0,
-            step: p.step,
-            timestamp: p.timestamp,
-        })
-        .collect();
-    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let extent = points.first().zip(points.last()).map(|(a, b)| (a.x, b.x));
-    ChartData {
-        points,
-        markers: Vec::new(),
-        x_range: zoom.or(extent),
-        points_in_range: s.points_in_range,
-        x_axis: json::XAxis::Step,
-        run_start_time: s.run_start_time,
-    }
-}
-
-/// X of a live point on `axis`.
-fn x_of(axis: json::XAxis, start: i64, p: &json::SeriesPoint) -> f64 {
-    match axis {
-        json::XAxis::Step => p.step as f64,
-        json::XAxis::Wall => p.timestamp as f64,
-        json::XAxis::Relative => (p.timestamp - start) as f64,
-    }
 }
 
 /// Appends live points to a run's series (finite ones to the line, kept ordered by x) and
@@ -143,19 +106,6 @@ pub struct LineOptions {
     /// A key every drawn run logged once is drawn as bars ([`single_values`]); off where
     /// a series' first sample is not its last (a node's live GPU series).
     pub bars: bool,
-}
-
-fn xy(d: &ChartData) -> Vec<(f64, f64)> {
-    d.points.iter().map(|p| (p.x, p.y)).collect()
-}
-
-fn smoothed(points: &[(f64, f64)], w: f64) -> Vec<(f64, f64)> {
-    let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
-    points
-        .iter()
-        .zip(smoothing::ema_debiased(&ys, w))
-        .map(|(p, y)| (p.0, y))
-        .collect()
 }
 
 /// The chart of a panel, and which spec each of its lines (or bars) draws.
@@ -227,12 +177,7 @@ pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> 
         .flatten()
     {
         return PanelChart {
-            chart: MultiChart {
-                lines: Vec::new(),
-                x_range: None,
-                x_axis: o.x_axis,
-                log_y: false,
-            },
+            chart: MultiChart::new(Vec::new(), None, o.x_axis, false),
             bars: Some(bars),
             specs,
         };
@@ -253,18 +198,12 @@ pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> 
             let Some(s) = spec.runs.first().and_then(|id| of(id)) else {
                 continue;
             };
-            let raw = xy(&s.data);
-            let (points, raw) = if o.smoothing > 0.0 {
-                (smoothed(&raw, o.smoothing), raw)
-            } else {
-                (raw, Vec::new())
-            };
-            lines.push(Line {
+            lines.push(Line::smoothed(
+                spec.label.clone(),
                 color,
-                points,
-                raw,
-                band: Vec::new(),
-            });
+                s.data.xy(),
+                o.smoothing,
+            ));
             drawn.push(i);
             continue;
         }
@@ -272,7 +211,7 @@ pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> 
             .runs
             .iter()
             .filter_map(|id| of(id))
-            .map(|s| smoothed(&xy(&s.data), o.smoothing))
+            .map(|s| smoothed(&s.data.xy(), o.smoothing))
             .collect();
         let Some(range) = x_range else { continue };
         let agg = aggregate(&members, range, o.columns);
@@ -280,20 +219,17 @@ pub fn build_chart(series: &[RunSeries], specs: &[LineSpec], o: LineOptions) -> 
             continue;
         }
         lines.push(Line {
-            color,
-            points: agg.iter().map(|g| (g.x, g.mean)).collect(),
-            raw: Vec::new(),
             band: agg.iter().map(|g| (g.x, g.min, g.max)).collect(),
+            ..Line::new(
+                spec.label.clone(),
+                color,
+                agg.iter().map(|g| (g.x, g.mean)).collect(),
+            )
         });
         drawn.push(i);
     }
     PanelChart {
-        chart: MultiChart {
-            lines,
-            x_range,
-            x_axis: o.x_axis,
-            log_y: o.log_y,
-        },
+        chart: MultiChart::new(lines, x_range, o.x_axis, o.log_y),
         bars: None,
         specs: drawn,
     }

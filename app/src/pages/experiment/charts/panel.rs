@@ -18,13 +18,11 @@ use crate::api::{self, ApiError};
 use crate::charts::bars::{bar_at, draw_bars};
 use crate::charts::canvas_state::{record, set_status};
 use crate::charts::multi::draw_multi;
-use crate::charts::nearest::{pixel_to_x, x_to_pixel};
+use crate::charts::nearest::{drag_range, pixel_to_x, x_to_pixel};
 use crate::charts::DrawInfo;
+use crate::components::chart_panel::Selection;
 use crate::hooks::use_settled_width;
 use crate::theme::use_theme;
-
-/// Minimum drag, in CSS pixels, that counts as a zoom.
-const MIN_DRAG: f64 = 5.0;
 
 /// What a panel's request depends on: a change refetches.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,15 +244,7 @@ pub fn Panel(
             return;
         };
         drag.set(None);
-        if (a - b).abs() < MIN_DRAG {
-            return;
-        }
-        let range = info.with_untracked(|i| {
-            let i = i.as_ref()?;
-            let to_x = |px: f64| pixel_to_x(px, i.left, i.width, i.x_range);
-            let (lo, hi) = (to_x(a.min(b)), to_x(a.max(b)));
-            (hi > lo).then_some((lo, hi))
-        });
+        let range = info.with_untracked(|i| i.as_ref().and_then(|i| drag_range(a, b, i)));
         if range.is_some() {
             ctx.qs.update(|q| q.set("zoom", zoom_value(range)));
         }
@@ -283,16 +273,6 @@ pub fn Panel(
             (x >= lo && x <= hi).then(|| x_to_pixel(x, i.left, i.width, i.x_range))
         })?;
         Some(view! { <div class="chart-crosshair" style=format!("left:{px}px")></div> })
-    };
-    let selection = move || {
-        let (a, b) = drag.get().filter(|(a, b)| (a - b).abs() >= 1.0)?;
-        let (top, h) = info.with(|i| i.as_ref().map_or((0.0, 0.0), |i| (i.top, i.height)));
-        let style = format!(
-            "left:{}px;width:{}px;top:{top}px;height:{h}px",
-            a.min(b),
-            (a - b).abs()
-        );
-        Some(view! { <div class="chart-selection" style=style></div> })
     };
     let k = key.clone();
     let hovered_x = Signal::derive(move || {
@@ -367,7 +347,7 @@ pub fn Panel(
                     on:dblclick=move |_| reset()
                 ></canvas>
                 {crosshair}
-                {selection}
+                <Selection drag=drag info=info />
                 <Tooltip x=hovered_x cursor_y=cursor_y chart=chart info=info ctx=ctx />
                 <BarTooltip bar=hovered_bar chart=chart info=info ctx=ctx />
                 {overlay}

@@ -13,8 +13,9 @@ use web_sys::MouseEvent;
 use super::keys::{GpuChart, GpuSection};
 use crate::api;
 use crate::charts::draw::hex;
-use crate::charts::nearest::{pixel_to_x, x_to_pixel};
+use crate::charts::nearest::{drag_range, pixel_to_x, x_to_pixel};
 use crate::charts::{scale, ChartData, DrawInfo};
+use crate::components::chart_panel::Selection;
 use crate::format;
 use crate::hooks::{use_settled_width, QueryState};
 use crate::pages::experiment::chart_data::{
@@ -24,9 +25,6 @@ use crate::theme::use_theme;
 
 /// The URL key of hidden GPUs.
 const HIDE_KEY: &str = "hide_gpu";
-
-/// Minimum drag, in CSS pixels, that counts as a zoom.
-const MIN_DRAG: f64 = 5.0;
 
 /// Tolerance, in CSS pixels, beyond a line's ends within which it still reports a value.
 const SLACK_PX: f64 = 8.0;
@@ -249,24 +247,9 @@ fn GpuChartPanel(
             return;
         };
         drag.set(None);
-        if (a - b).abs() < MIN_DRAG {
-            return;
+        if let Some(range) = info.with_untracked(|i| i.as_ref().and_then(|i| drag_range(a, b, i))) {
+            on_zoom.run(Some(range));
         }
-        if let (Some(lo), Some(hi)) = (to_x(a.min(b)), to_x(a.max(b))) {
-            if hi > lo {
-                on_zoom.run(Some((lo, hi)));
-            }
-        }
-    };
-    let selection = move || {
-        let (a, b) = drag.get().filter(|(a, b)| (a - b).abs() >= 1.0)?;
-        let (top, h) = info.with(|i| i.as_ref().map_or((0.0, 0.0), |i| (i.top, i.height)));
-        let style = format!(
-            "left:{}px;width:{}px;top:{top}px;height:{h}px",
-            a.min(b),
-            (a - b).abs()
-        );
-        Some(view! { <div class="chart-selection" style=style></div> })
     };
     // Every shown GPU's value under the cursor, highest first, the line under the cursor
     // picked out.
@@ -357,7 +340,7 @@ fn GpuChartPanel(
                     on:mouseleave=move |_| { drag.set(None); hover.set(None); cursor_y.set(None); }
                     on:dblclick=move |_| on_zoom.run(None)
                 ></canvas>
-                {selection}
+                <Selection drag=drag info=info />
                 {tooltip}
                 {overlay}
             </div>

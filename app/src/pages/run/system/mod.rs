@@ -146,14 +146,14 @@ pub fn SystemTab(
     });
     let set_chart_zoom =
         Callback::new(move |(id, r): (String, Option<(f64, f64)>)| set_zoom(qs, &id, r));
-    let run = run_id.clone();
+    let (exp, run) = (experiment_id.clone(), run_id.clone());
     let chart = move |key: String| {
         let k = key.clone();
         let zoom = Signal::derive(move || zoom_of.run(k.clone()));
         let k = key.clone();
         let on_zoom = Callback::new(move |r| set_zoom(qs, &k, r));
         let title = keys::chart_title(&key, nodes.with_untracked(Vec::len) > 1);
-        view! { <ChartPanel run_id=run.clone() key=key title=title x_axis=x_axis log_y=false smoothing=0.0 zoom=zoom on_zoom=on_zoom refresh=tick /> }
+        view! { <ChartPanel experiment_id=exp.clone() run_id=run.clone() key=key title=title x_axis=x_axis log_y=false smoothing=0.0 zoom=zoom on_zoom=on_zoom refresh=tick /> }
     };
     let gpus = move || {
         gpu_sections

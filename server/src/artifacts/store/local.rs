@@ -11,12 +11,12 @@ use futures_util::{FutureExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio_util::io::ReaderStream;
 
-use super::path::UPLOADS_DIR;
-use super::store::{
+use super::{
     sort_entries, ArtifactStore, ByteRange, ByteStream, Entry, Listing, Object, StoreError,
     WalkEntry,
 };
-use super::ArtifactPath;
+use crate::artifacts::path::UPLOADS_DIR;
+use crate::artifacts::ArtifactPath;
 
 /// Bytes read from disk at a time when streaming a download.
 const READ_CHUNK: usize = 256 * 1024;

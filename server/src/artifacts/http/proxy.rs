@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::access::{ArtifactGuard, EDIT, READ};
 use super::download::{attachment, mlflow_mime_type, requested_range, respond, unsatisfiable};
-use super::store::{Listing, StoreError};
+use crate::artifacts::{Listing, StoreError};
 use crate::error::MlflowError;
 use crate::routes::{Access, Dialect, Route};
 use crate::{AppState, Error};

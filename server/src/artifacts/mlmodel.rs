@@ -5,9 +5,8 @@ use api_types::artifacts::MlModelSummary;
 use futures_util::StreamExt;
 use serde_yaml_ng::Value;
 
-use super::artifact_root::Root;
-use crate::artifacts::{ArtifactPath, Listing};
-use crate::{AppState, Error};
+use super::{ArtifactPath, ArtifactStore, Listing, Root};
+use crate::Error;
 
 /// Largest `MLmodel` (or `requirements.txt`) read, in bytes.
 pub(crate) const MAX_MLMODEL_BYTES: u64 = 1024 * 1024;
@@ -16,8 +15,8 @@ pub(crate) const MAX_MLMODEL_BYTES: u64 = 1024 * 1024;
 const MLMODEL: &str = "MLmodel";
 
 /// Reads the whole small file at `path` (400 when larger than [`MAX_MLMODEL_BYTES`]).
-async fn read_small(s: &AppState, path: &ArtifactPath) -> Result<String, Error> {
-    let obj = s.artifacts.get(path, None).await?;
+async fn read_small(store: &dyn ArtifactStore, path: &ArtifactPath) -> Result<String, Error> {
+    let obj = store.get(path, None).await?;
     if obj.size > MAX_MLMODEL_BYTES {
         return Err(Error::InvalidParameter(format!(
             "'{path}' is larger than {MAX_MLMODEL_BYTES} bytes"
@@ -37,7 +36,7 @@ async fn read_small(s: &AppState, path: &ArtifactPath) -> Result<String, Error> 
 
 /// The summary of the `MLmodel` at `rel` (the file, or a folder holding one).
 pub(crate) async fn mlmodel_summary(
-    s: &AppState,
+    store: &dyn ArtifactStore,
     root: &Root,
     rel: &str,
 ) -> Result<MlModelSummary, Error> {
@@ -48,12 +47,12 @@ pub(crate) async fn mlmodel_summary(
         rel.join(MLMODEL)?
     };
     let full = root.resolve(&file)?;
-    let text = read_small(s, &full).await?;
+    let text = read_small(store, &full).await?;
     let mut summary = parse(&text)?;
     summary.path = file.to_string();
     let requirements = full.parent().join("requirements.txt")?;
-    if let Listing::File { .. } = s.artifacts.list(&requirements).await? {
-        summary.requirements = read_small(s, &requirements)
+    if let Listing::File { .. } = store.list(&requirements).await? {
+        summary.requirements = read_small(store, &requirements)
             .await?
             .lines()
             .map(str::trim)

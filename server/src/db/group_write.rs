@@ -1,35 +1,39 @@
-//! Fair writes with group commit: the MLflow API's writes queue here in arrival order, and
-//! whoever holds a write turn runs every write queued so far in ONE transaction (one
-//! disk sync for all of them), each inside a savepoint of its own, so a write that fails
-//! is undone alone and the others still commit (a write alone in its group needs no
-//! savepoint: its transaction is rolled back instead). Each caller gets its own result only
-//! after that commit (`synchronous = FULL`), so an acknowledged write survives a crash.
+//! Group commit, the one way the server's writers share a database: writes queue here in
+//! arrival order, and whoever holds a write turn runs every write queued so far in ONE
+//! transaction (one disk sync for all of them), each inside a savepoint of its own, so a
+//! write that fails is undone alone and the others still commit (a write alone in its
+//! group needs no savepoint: its transaction is rolled back instead). Each caller gets its
+//! own result only after that commit (`synchronous = FULL` on SQLite), so an acknowledged
+//! write survives a crash. Two writers use it: the store's ([`crate::store::Store::call_write`],
+//! the MLflow API's writes to `runlens.db` or PostgreSQL) and the log store's
+//! ([`crate::logs::LogStore::ingest`], log batches to `logs.db` or the same PostgreSQL).
 //!
-//! Before this, every writer took SQLite's lock up front and blocked writers polled with
-//! back-off: served unfairly, p99 of 1 s and a max of 3.3 s at 16 clients
+//! Before group commit, every writer took SQLite's lock up front and blocked writers polled
+//! with back-off: served unfairly, p99 of 1 s and a max of 3.3 s at 16 clients
 //! (docs/BENCHMARKS.md, "Concurrent ingest"). Waiting for the turn costs no pooled
 //! connection (only the turn holder has one), so readers are not starved by queued
 //! writers. Writes from other processes (the CLI) still meet SQLite's busy timeout.
+//! [`GroupWriter::exclusive`] takes every turn at once, for work that must not overlap any
+//! write of this writer (the log store's purge).
 //!
 //! SQLite has one writer, so there is one turn. PostgreSQL takes several writers at once:
-//! there are [`PG_TURNS`] turns, and a group whose writes each name the one run they
-//! change locks only those runs ([`crate::db::Conn::transaction_for_runs`]), so groups of
-//! different runs commit side by side, on this replica and on the others. A group with a
-//! write that names no run locks the whole database, as on SQLite.
+//! the store's writer has [`PG_TURNS`] turns, and a group whose writes each name the one
+//! run they change locks only those runs ([`crate::db::Conn::transaction_for_runs`]), so
+//! groups of different runs commit side by side, on this replica and on the others. A
+//! group with a write that names no run locks the whole database, as on SQLite.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::db::Conn;
-
 use crate::error::Error;
 
 /// Most writes in one group: bounds one transaction's length; the rest wait for the next.
 const MAX_GROUP: usize = 256;
 
 /// Write turns on PostgreSQL: groups of one process that may commit at once.
-pub const PG_TURNS: usize = 4;
+pub(crate) const PG_TURNS: usize = 4;
 
 /// What a queued write leaves after running: whether it succeeded (its savepoint is kept),
 /// and what delivers its result once the group's commit is known.
@@ -54,6 +58,8 @@ pub(crate) struct GroupWriter {
     queue: Mutex<VecDeque<Queued>>,
     /// Turns free now.
     turns: Mutex<usize>,
+    /// Turns in all.
+    total: usize,
     /// Signalled when a turn is given back, after its group's results were delivered.
     freed: Condvar,
 }
@@ -76,8 +82,34 @@ impl GroupWriter {
         GroupWriter {
             queue: Mutex::default(),
             turns: Mutex::new(turns.max(1)),
+            total: turns.max(1),
             freed: Condvar::new(),
         }
+    }
+
+    /// Runs `f` holding every turn, once no group of this writer is running: no write of
+    /// this writer overlaps it (writes queued meanwhile run after it).
+    pub(crate) fn exclusive<T>(&self, f: impl FnOnce() -> T) -> T {
+        /// Gives the turns back, also when `f` panics.
+        struct Held<'a>(&'a GroupWriter);
+        impl Drop for Held<'_> {
+            fn drop(&mut self) {
+                *lock(&self.0.turns) += self.0.total;
+                self.0.freed.notify_all();
+            }
+        }
+        {
+            let mut free = lock(&self.turns);
+            while *free < self.total {
+                free = self
+                    .freed
+                    .wait(free)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            *free = 0;
+        }
+        let _held = Held(self);
+        f()
     }
 
     /// Runs `f` in a write transaction, grouped with the writes queued beside it; blocks
@@ -241,25 +273,41 @@ mod tests {
     use std::thread;
     use std::time::Duration;
 
-    use crate::db::params;
+    use crate::db::sqlite::{prepared_pool, switch_to_wal, LogPoolErrors, BUSY_TIMEOUT};
+    use crate::db::{params, Conn, Pool};
 
     use super::{lock, GroupWriter};
     use crate::error::Error;
-    use crate::store::Store;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        store
-            .blocking(|c| {
-                Ok(c.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")?)
-            })
-            .unwrap();
-        (dir, store)
+    /// Each connection waits for SQLite's lock (groups of several turns meet there).
+    fn busy_timeout(c: &Conn) -> crate::db::Result<()> {
+        if let Some(s) = c.sqlite() {
+            s.busy_timeout(BUSY_TIMEOUT)?;
+        }
+        Ok(())
     }
 
-    fn write(store: &Store, writer: &GroupWriter, k: i64, how: &'static str) -> Result<i64, Error> {
-        let pool = store.pool.clone();
+    /// A pool over a fresh SQLite file in WAL mode with one table `t`.
+    fn store() -> (tempfile::TempDir, Pool) {
+        let dir = tempfile::tempdir().unwrap();
+        let prepare = |c: &mut Conn| {
+            busy_timeout(c)?;
+            switch_to_wal(c)?;
+            Ok(c.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")?)
+        };
+        let (pool, ()) = prepared_pool(
+            &dir.path().join("t.db"),
+            8,
+            busy_timeout,
+            prepare,
+            Box::new(LogPoolErrors("test database")),
+        )
+        .unwrap();
+        (dir, Pool::Sqlite(pool))
+    }
+
+    fn write(store: &Pool, writer: &GroupWriter, k: i64, how: &'static str) -> Result<i64, Error> {
+        let pool = store.clone();
         writer.write(
             move || pool.get().map_err(|e| Error::Internal(e.to_string())),
             None,
@@ -274,14 +322,11 @@ mod tests {
         )
     }
 
-    fn keys(store: &Store) -> Vec<i64> {
-        store
-            .blocking(|c| {
-                let mut s = c.prepare("SELECT k FROM t ORDER BY k")?;
-                let rows = s.query_map([], |r| r.get(0))?;
-                Ok(rows.collect::<Result<Vec<i64>, _>>()?)
-            })
-            .unwrap()
+    fn keys(store: &Pool) -> Vec<i64> {
+        let c = store.get().unwrap();
+        let mut s = c.prepare("SELECT k FROM t ORDER BY k").unwrap();
+        let rows = s.query_map([], |r| r.get(0)).unwrap();
+        rows.collect::<Result<Vec<i64>, _>>().unwrap()
     }
 
     /// Writes queued while the turn is held run as one group; the one that fails and the
@@ -365,6 +410,40 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(keys(&store).len(), 16 * 20);
+    }
+
+    /// While [`GroupWriter::exclusive`] runs, no write runs: a write sent meanwhile
+    /// commits after it.
+    #[test]
+    fn exclusive_work_keeps_writes_out() {
+        let (_dir, store) = store();
+        let writer = std::sync::Arc::new(GroupWriter::new(2));
+        let (entered, inside) = std::sync::mpsc::channel::<()>();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = {
+            let writer = writer.clone();
+            thread::spawn(move || {
+                writer.exclusive(|| {
+                    entered.send(()).unwrap();
+                    released.recv().unwrap();
+                })
+            })
+        };
+        inside.recv().unwrap();
+        let sender = {
+            let (store, writer) = (store.clone(), writer.clone());
+            thread::spawn(move || write(&store, &writer, 1, "ok"))
+        };
+        while lock(&writer.queue).is_empty() {
+            thread::sleep(Duration::from_millis(5));
+        }
+        thread::sleep(Duration::from_millis(50));
+        assert!(keys(&store).is_empty());
+        release.send(()).unwrap();
+        holder.join().unwrap();
+        assert_eq!(sender.join().unwrap().unwrap(), 10);
+        assert_eq!(keys(&store), [1]);
+        assert_eq!(*lock(&writer.turns), 2);
     }
 
     /// A write that cannot get a connection fails with the reason, and the queue moves on.

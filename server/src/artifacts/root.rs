@@ -1,6 +1,10 @@
-//! Where the artifacts of a run or logged model live, for the artifact routes.
+//! Where the artifacts of a run or logged model live: its artifact URI, and its path in
+//! this server's store when it keeps them.
 
-use crate::artifacts::ArtifactPath;
+use super::ArtifactPath;
+use crate::db::Conn;
+use crate::models::logged;
+use crate::tracking::runs;
 use crate::Error;
 
 /// Where the artifacts of a run or logged model live.
@@ -16,6 +20,16 @@ impl Root {
     pub(crate) fn of(uri: String) -> Root {
         let path = ArtifactPath::from_uri(&uri).ok();
         Root { uri, path }
+    }
+
+    /// Where run `run_id`'s artifacts live (404 for an unknown run).
+    pub(crate) fn of_run(c: &Conn, run_id: &str) -> Result<Root, Error> {
+        Ok(Root::of(runs::get_info(c, run_id)?.artifact_uri))
+    }
+
+    /// Where logged model `model_id`'s artifacts live (404 for an unknown model).
+    pub(crate) fn of_model(c: &Conn, model_id: &str) -> Result<Root, Error> {
+        Ok(Root::of(logged::get(c, model_id)?.artifact_uri))
     }
 
     /// The store path of `rel` (relative to the root); 404 when the root is elsewhere.

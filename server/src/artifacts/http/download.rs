@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::store::{ByteRange, Object};
+use crate::artifacts::{ByteRange, Object};
 
 /// The policy of every artifact download.
 pub(crate) const SANDBOX_CSP: &str =
@@ -211,6 +211,18 @@ impl tower_http::compression::Predicate for CompressUnlessRaw {
         B: axum::body::HttpBody,
     {
         response.extensions().get::<Raw>().is_none() && self.0.should_compress(response)
+    }
+}
+
+/// The content type of the app's file route: MLflow's guess, except that HTML (which
+/// would run in a browser) is plain text, and text is UTF-8.
+pub(crate) fn safe_content_type(name: &str) -> String {
+    let t = mlflow_mime_type(name);
+    let html = t == "text/html" || t == "application/xhtml+xml";
+    if html || t == "text/plain" {
+        "text/plain; charset=utf-8".into()
+    } else {
+        t
     }
 }
 

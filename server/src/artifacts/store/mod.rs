@@ -1,10 +1,46 @@
-//! The storage trait behind the artifact routes, with what it hands back.
+//! Artifact storage: the [`ArtifactStore`] trait with what it hands back, and its two
+//! backends, a local folder ([`LocalStore`]) and an S3-compatible bucket
+//! ([`ObjectStoreBackend`]); [`open`] picks one for where `runlens serve` was told to keep
+//! artifacts. Nothing here knows HTTP or permissions.
+
+pub mod local;
+pub mod s3;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 
 use super::ArtifactPath;
+pub(crate) use local::LocalStore;
+pub(crate) use s3::ObjectStoreBackend;
+
+/// Default cap of one upload: 50 GiB.
+pub const DEFAULT_MAX_UPLOAD: u64 = 50 * 1024 * 1024 * 1024;
+
+/// The folder `artifacts` beside the database file `db`: the default artifact root.
+pub fn default_root(db: &Path) -> PathBuf {
+    db.parent().unwrap_or(Path::new(".")).join("artifacts")
+}
+
+/// Where artifacts go, as `runlens serve` was told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A local folder.
+    Dir(PathBuf),
+    /// An `s3://bucket/prefix` URL.
+    Url(String),
+}
+
+/// Opens the store at `location`.
+pub fn open(location: &Location) -> Result<Arc<dyn ArtifactStore>, StoreError> {
+    Ok(match location {
+        Location::Dir(dir) => Arc::new(LocalStore::open(dir)?),
+        Location::Url(url) => Arc::new(ObjectStoreBackend::from_url(url)?),
+    })
+}
 
 /// A stream of bytes (an upload's body, a download's content).
 pub(crate) type ByteStream = BoxStream<'static, Result<Bytes, std::io::Error>>;
@@ -136,8 +172,8 @@ pub struct WalkEntry {
     pub size: u64,
 }
 
-/// Where artifacts are stored: a local folder ([`super::LocalStore`]) or an object store
-/// ([`super::ObjectStoreBackend`]). Every path is an [`ArtifactPath`], so nothing outside
+/// Where artifacts are stored: a local folder ([`LocalStore`]) or an object store
+/// ([`ObjectStoreBackend`]). Every path is an [`ArtifactPath`], so nothing outside
 /// the root can be named.
 pub trait ArtifactStore: Send + Sync + 'static {
     /// Stores `body` at `path`, atomically: the file appears complete or not at all (a

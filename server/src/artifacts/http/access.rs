@@ -8,7 +8,7 @@ use api_types::Level;
 use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
 
-use super::ArtifactPath;
+use crate::artifacts::ArtifactPath;
 use crate::auth::Caller;
 use crate::error::MlflowError;
 use crate::permissions::require_experiment;

@@ -14,8 +14,8 @@ use futures_util::StreamExt;
 use zip::write::{SimpleFileOptions, StreamWriter};
 use zip::{CompressionMethod, ZipWriter};
 
-use super::store::{ArtifactStore, ByteStream, StoreError, WalkEntry};
-use super::ArtifactPath;
+use crate::artifacts::store::ByteStream;
+use crate::artifacts::{ArtifactPath, ArtifactStore, StoreError, WalkEntry};
 use crate::downloads::Steps;
 
 /// Bytes of a file compressed in one call, and about the size of a block of the body.

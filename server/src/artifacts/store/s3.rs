@@ -10,11 +10,11 @@ use object_store::aws::AmazonS3Builder;
 use object_store::path::Path as KeyPath;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, WriteMultipart};
 
-use super::store::{
+use super::{
     sort_entries, ArtifactStore, ByteRange, ByteStream, Entry, Listing, Object, StoreError,
     WalkEntry,
 };
-use super::ArtifactPath;
+use crate::artifacts::ArtifactPath;
 
 /// Parts uploaded at once per upload (each [`object_store`]'s 5 MiB chunk), so an upload
 /// holds at most this many chunks in memory.
