@@ -27,7 +27,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::db::Conn;
-use crate::error::Error;
+use crate::Error;
 
 /// Most writes in one group: bounds one transaction's length; the rest wait for the next.
 const MAX_GROUP: usize = 256;
@@ -277,7 +277,7 @@ mod tests {
     use crate::db::{params, Conn, Pool};
 
     use super::{lock, GroupWriter};
-    use crate::error::Error;
+    use crate::Error;
 
     /// Each connection waits for SQLite's lock (groups of several turns meet there).
     fn busy_timeout(c: &Conn) -> crate::db::Result<()> {
