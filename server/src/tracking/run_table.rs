@@ -28,12 +28,7 @@ pub(crate) fn table_page(
     overview::check_exists(c, id)?;
     let page = search_run_page(
         c,
-        &RunQuery {
-            experiment_ids: &[id],
-            filter: query.filter.as_deref().unwrap_or_default(),
-            order_by: &query.order_by,
-            view: view_type(query.view),
-        },
+        &search_query(std::slice::from_ref(&id), query),
         query.page_token.as_deref(),
         limit,
         true,
@@ -54,8 +49,19 @@ pub(crate) fn table_page(
     })
 }
 
+/// The run search a runs-table query asks for over the experiments `ids` (the table's
+/// page and its CSV export search alike).
+pub(crate) fn search_query<'a>(ids: &'a [i64], query: &'a json::RunTableQuery) -> RunQuery<'a> {
+    RunQuery {
+        experiment_ids: ids,
+        filter: query.filter.as_deref().unwrap_or_default(),
+        order_by: &query.order_by,
+        view: view_type(query.view),
+    }
+}
+
 /// The store's view for the wire's.
-pub(crate) fn view_type(view: json::RunView) -> ViewType {
+fn view_type(view: json::RunView) -> ViewType {
     match view {
         json::RunView::Active => ViewType::ActiveOnly,
         json::RunView::Deleted => ViewType::DeletedOnly,

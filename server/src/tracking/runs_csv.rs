@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 
 use api_types as json;
 
-use super::run_table::{load_rows, view_type};
-use super::search::{search_run_page, RunQuery};
+use super::run_table::{load_rows, search_query};
+use super::search::search_run_page;
 use crate::db::Conn;
 use crate::logs::wire::rfc3339_ms;
 use crate::Error;
@@ -33,12 +33,7 @@ pub(crate) fn page(
 ) -> Result<(String, Option<String>), Error> {
     let page = search_run_page(
         c,
-        &RunQuery {
-            experiment_ids: &[id],
-            filter: query.filter.as_deref().unwrap_or_default(),
-            order_by: &query.order_by,
-            view: view_type(query.view),
-        },
+        &search_query(std::slice::from_ref(&id), query),
         token,
         PAGE,
         false,
