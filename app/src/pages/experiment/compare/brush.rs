@@ -7,6 +7,7 @@
 use super::layout::{Area, Scale};
 use super::model::{ColumnRef, Value};
 use crate::theme::Theme;
+use plotters::style::RGBColor;
 
 /// Viridis sampled at nine even stops (perceptually uniform, readable on light and dark).
 const VIRIDIS: [(u8, u8, u8); 9] = [
@@ -49,9 +50,9 @@ pub fn ramp(theme: Theme, t: f64) -> (u8, u8, u8) {
     viridis(start + t * (1.0 - start))
 }
 
-/// `#rrggbb` of a colour.
-pub fn hex((r, g, b): (u8, u8, u8)) -> String {
-    format!("#{r:02x}{g:02x}{b:02x}")
+/// `#rrggbb` of a colour of the map.
+fn hex((r, g, b): (u8, u8, u8)) -> String {
+    crate::charts::draw::hex(RGBColor(r, g, b))
 }
 
 /// A CSS `linear-gradient` of the map as `theme` shows it, low end (left) to high end.
