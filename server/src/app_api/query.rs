@@ -72,6 +72,18 @@ impl QueryParams {
             .transpose()
     }
 
+    /// `limit`, an integer from 1 to `max`; `None` when absent; 400 otherwise (every page
+    /// size of the app API is checked here, with one message).
+    pub(crate) fn limit(&self, max: u32) -> Result<Option<u32>, Error> {
+        let expected = format!("an integer from 1 to {max}");
+        match self.parse::<u32>("limit", &expected)? {
+            Some(n) if n == 0 || n > max => Err(Error::InvalidParameter(format!(
+                "limit must be {expected}, got '{n}'"
+            ))),
+            limit => Ok(limit),
+        }
+    }
+
     /// A finite float, or `None` when absent.
     pub(crate) fn finite(&self, key: &str) -> Result<Option<f64>, Error> {
         match self.parse::<f64>(key, "a finite number")? {
@@ -166,7 +178,9 @@ impl QueryParams {
             sort,
             desc: self.flag("desc")?,
             offset: self.parse::<u64>("offset", "a non-negative integer")?,
-            limit: self.parse::<u64>("limit", "an integer from 1 to 500")?,
+            limit: self
+                .limit(crate::tracking::overview::MAX_LIMIT)?
+                .map(u64::from),
         })
     }
 
@@ -196,7 +210,7 @@ impl QueryParams {
                 metrics: self.key_list("metrics", "metric"),
                 tags: self.key_list("tags", "tag"),
             },
-            limit: self.parse::<u32>("limit", "an integer from 1 to 1000")?,
+            limit: self.limit(json::RUN_PAGE_MAX)?,
             page_token: self.get("page_token").map(str::to_string),
         };
         let default_columns = match self.get("columns") {
@@ -271,13 +285,7 @@ impl QueryParams {
                     }),
             }
         };
-        let limit = self.parse::<u32>("limit", &format!("an integer from 1 to {MAX_PAGE}"))?;
-        if limit.is_some_and(|l| l == 0 || l as usize > MAX_PAGE) {
-            return Err(bad(format!(
-                "limit must be an integer from 1 to {MAX_PAGE}; got '{}'",
-                limit.unwrap_or_default()
-            )));
-        }
+        let limit = self.limit(MAX_PAGE as u32)?;
         Ok(LogQuery {
             node: self.get("node").map(str::to_owned),
             level,
@@ -295,14 +303,7 @@ impl QueryParams {
 
     /// `GET /job-runs?all_status=&limit=`.
     pub(crate) fn job_runs(&self) -> Result<JobRunFilter, Error> {
-        let limit = self
-            .parse::<u32>("limit", "an integer from 1 to 1000")?
-            .unwrap_or(DEFAULT_LIST_LIMIT);
-        if !(1..=MAX_LIST_LIMIT).contains(&limit) {
-            return Err(Error::InvalidParameter(format!(
-                "limit must be an integer from 1 to 1000, got '{limit}'"
-            )));
-        }
+        let limit = self.limit(MAX_LIST_LIMIT)?.unwrap_or(DEFAULT_LIST_LIMIT);
         Ok(JobRunFilter {
             all_status: self.flag("all_status")?.unwrap_or(false),
             limit,
@@ -487,5 +488,24 @@ mod tests {
         assert!(q.finite("f").is_err());
         assert_eq!(q.parse::<u32>("e", "an integer").unwrap(), None);
         assert_eq!(q.flag("missing").unwrap(), None);
+    }
+
+    #[test]
+    fn every_page_size_is_checked_with_one_message() {
+        let limit = |v: &str| QueryParams::from_pairs(&[("limit", v)]).limit(500);
+        assert_eq!(limit("1").unwrap(), Some(1));
+        assert_eq!(limit("500").unwrap(), Some(500));
+        assert_eq!(QueryParams::from_pairs(&[]).limit(500).unwrap(), None);
+        for (v, got) in [("0", "0"), ("501", "501"), ("x", "x"), ("-1", "-1")] {
+            match limit(v) {
+                Err(crate::Error::InvalidParameter(m)) => {
+                    assert_eq!(
+                        m,
+                        format!("limit must be an integer from 1 to 500, got '{got}'")
+                    )
+                }
+                other => panic!("limit={v}: {other:?}"),
+            }
+        }
     }
 }

@@ -43,7 +43,7 @@ pub(crate) async fn list_runs(
         query,
         default_columns,
     } = query.run_table()?;
-    let limit = page_size(query.limit)?;
+    let limit = page_size(query.limit);
     let table = state
         .store
         .call(move |c| run_table::table_page(c, id, &query, default_columns, limit))
@@ -51,13 +51,8 @@ pub(crate) async fn list_runs(
     Ok(Json(table))
 }
 
-/// The page size a `limit` asks for: 1 to [`json::RUN_PAGE_MAX`], the default when absent.
-pub(crate) fn page_size(limit: Option<u32>) -> Result<usize, Error> {
-    match limit.unwrap_or(json::RUN_PAGE_DEFAULT) {
-        n @ 1..=json::RUN_PAGE_MAX => Ok(n as usize),
-        n => Err(Error::InvalidParameter(format!(
-            "limit must be an integer from 1 to {}; got {n}",
-            json::RUN_PAGE_MAX
-        ))),
-    }
+/// The page size a `limit` asks for (checked by [`QueryParams::limit`]), the default
+/// when absent.
+pub(crate) fn page_size(limit: Option<u32>) -> usize {
+    limit.unwrap_or(json::RUN_PAGE_DEFAULT) as usize
 }
