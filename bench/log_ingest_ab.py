@@ -17,17 +17,14 @@ Results: bench/log_ingest_ab_results.json and, unless `--no-write`, the section
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
-import docsection
+import ab
 import logs_bench
-from seed_rate import cpu_ms
 from servers import ROOT, runlens
 
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -48,9 +45,9 @@ def measure(binary: Path, dist: Path) -> dict:
                 logs_bench.BATCH = batch
                 nodes = [f"node-{k}" for k in range(senders)]
                 job_run, _ = api.job_run(f"ab-{i}", nodes)
-                c0 = cpu_ms(server.proc.pid)
+                c0 = ab.cpu_ms(server.proc.pid)
                 secs = logs_bench.ingest(api, job_run, nodes, total)
-                cpu = cpu_ms(server.proc.pid) - c0
+                cpu = ab.cpu_ms(server.proc.pid) - c0
                 out[name] = {"lines_per_s": total / secs, "cpu_ms_per_1k": cpu / (total / 1000),
                              "load1": os.getloadavg()[0]}
     finally:
@@ -82,30 +79,11 @@ def render(res: dict) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--before", type=Path, required=True, help="the older build")
-    p.add_argument("--before-name", default="before")
-    p.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
-    p.add_argument("--binary-name", default="now")
-    p.add_argument("--dist", type=Path, default=ROOT / "dist")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--no-write", action="store_true")
+    ab.add_args(p, rounds=3)
     args = p.parse_args()
-    builds = {args.before_name: args.before.resolve(), args.binary_name: args.binary.resolve()}
-    res = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "rounds": args.rounds, "load": os.getloadavg(),
-           "builds": {k: str(v) for k, v in builds.items()}, "rounds_data": {k: [] for k in builds}}
-    names = list(builds)
-    for i in range(args.rounds):
-        for name in (names if i % 2 == 0 else names[::-1]):
-            r = measure(builds[name], args.dist.resolve())
-            res["rounds_data"][name].append(r)
-            print(f"[log-ingest-ab] round {i + 1} {name}: "
-                  + ", ".join(f"{k}: {v['lines_per_s']:,.0f} lines/s" for k, v in r.items()), flush=True)
-    res["load_after"] = os.getloadavg()
-    RESULTS.write_text(json.dumps(res, indent=1) + "\n")
-    text = render(res)
-    print(text)
-    if not args.no_write:
-        docsection.write_section(DOC, SECTION, text)
+    res = ab.run(args, measure, lambda i, name, r: f"[log-ingest-ab] round {i} {name}: "
+                 + ", ".join(f"{k}: {v['lines_per_s']:,.0f} lines/s" for k, v in r.items()))
+    ab.publish(args, res, RESULTS, render, DOC, SECTION)
 
 
 if __name__ == "__main__":

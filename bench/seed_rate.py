@@ -22,7 +22,6 @@ Results: bench/seed_rate_results.json and, unless `--no-write`, the section
 """
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import shutil
@@ -31,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import docsection
+import ab
 from ingest_bench import pct, server_ms, wait_start
 from servers import ROOT, runlens
 
@@ -89,13 +88,6 @@ def client(url: str, token: str, exp_id: str, start_at, seconds: float, out) -> 
              "cpu_ms": (time.process_time() - cpu_start) * 1000})
 
 
-def cpu_ms(pid: int) -> float:
-    """CPU time (user + system) the process has used, in ms, from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-
 def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
     work = Path(tempfile.mkdtemp(prefix="seed-rate-"))
     try:
@@ -114,9 +106,9 @@ def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
             at.value = time.time() + 0.5
             go.set()
             time.sleep(max(0.0, at.value - time.time()))
-            cpu_start = cpu_ms(server.proc.pid)
+            cpu_start = ab.cpu_ms(server.proc.pid)
             time.sleep(seconds)
-            cpu_used = cpu_ms(server.proc.pid) - cpu_start
+            cpu_used = ab.cpu_ms(server.proc.pid) - cpu_start
             results = [q.get(timeout=seconds + 300) for _ in procs]
             for p in procs:
                 p.join()
@@ -166,32 +158,14 @@ def render(res: dict) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--before", type=Path, required=True, help="the older build")
-    p.add_argument("--before-name", default="before")
-    p.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "runlens")
-    p.add_argument("--binary-name", default="now")
-    p.add_argument("--dist", type=Path, default=ROOT / "dist")
+    ab.add_args(p, rounds=2)
     p.add_argument("--clients", type=int, default=3)
     p.add_argument("--seconds", type=float, default=20)
-    p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--no-write", action="store_true")
     args = p.parse_args()
-    builds = {args.before_name: args.before.resolve(), args.binary_name: args.binary.resolve()}
-    res = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "clients": args.clients, "seconds": args.seconds,
-           "rounds": args.rounds, "load": os.getloadavg(), "builds": {k: str(v) for k, v in builds.items()},
-           "rounds_data": {k: [] for k in builds}}
-    names = list(builds)
-    for i in range(args.rounds):
-        for name in (names if i % 2 == 0 else names[::-1]):
-            r = measure(builds[name], args.dist.resolve(), args.clients, args.seconds)
-            res["rounds_data"][name].append(r)
-            print(f"[seed-rate] round {i + 1} {name}: {r['runs_per_s']:.0f} runs/s, load {r['load1']:.1f}", flush=True)
-    res["load_after"] = os.getloadavg()
-    RESULTS.write_text(json.dumps(res, indent=1) + "\n")
-    text = render(res)
-    print(text)
-    if not args.no_write:
-        docsection.write_section(DOC, SECTION, text)
+    res = ab.run(args, lambda binary, dist: measure(binary, dist, args.clients, args.seconds),
+                 lambda i, name, r: f"[seed-rate] round {i} {name}: {r['runs_per_s']:.0f} runs/s, load {r['load1']:.1f}",
+                 clients=args.clients, seconds=args.seconds)
+    ab.publish(args, res, RESULTS, render, DOC, SECTION)
 
 
 if __name__ == "__main__":

@@ -323,6 +323,16 @@ pub(crate) fn no_finish(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
     m
 }
 
+/// `finish` of the MLflow dialects (tracking and the artifact proxy): MLflow's 405 body for
+/// a known endpoint called with another method.
+pub(crate) fn mlflow_method_not_allowed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
+    use axum::http::StatusCode;
+    m.fallback(|| async {
+        let body = serde_json::json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
+        (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,13 @@ pub async fn list_runs(
 /// `GET /api/v1/experiments/{id}/runs?columns=default`: a page of `q` (its columns
 /// ignored) with the columns a table shows when none are chosen, named in the answer; for
 /// a page that has not read the experiment's keys yet.
+///
+/// `app/index.html`'s inline script repeats the URL this builds for the runs table's first
+/// page in its default state (`?order_by=attributes.start_time+DESC&columns=default`) and
+/// sends it before the wasm loads (`api/early.rs`): it cannot ask the app, which is not
+/// there yet, and the server sends that file as it is (precompressed), so the two are kept
+/// equal by hand. A drift only costs the request being sent twice;
+/// end2end/tests/runs-table.spec.mjs ("asks for its data while the app loads") fails on it.
 pub async fn list_runs_default_columns(
     experiment_id: String,
     q: json::RunTableQuery,

@@ -20,11 +20,10 @@ pub(crate) use policy::Policy;
 use crate::db::Conn;
 use api_types::Level;
 use axum::http::StatusCode;
-use axum::routing::MethodRouter;
 use axum::Json;
 use serde_json::json;
 
-use crate::routes::{Access, Dialect, Route};
+use crate::routes::{mlflow_method_not_allowed, Access, Dialect, Route};
 use crate::{tracking, AppState, Error};
 use fields::Fields;
 
@@ -128,16 +127,8 @@ pub(crate) fn dialect() -> Dialect {
         prefixes: &["/api/2.0/mlflow", "/ajax-api/2.0/mlflow"],
         routes,
         body_limit: BODY_LIMIT,
-        finish: method_not_allowed,
+        finish: mlflow_method_not_allowed,
     }
-}
-
-/// MLflow's 405 body for a known endpoint called with another method.
-fn method_not_allowed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
-    m.fallback(|| async {
-        let body = json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
-        (StatusCode::METHOD_NOT_ALLOWED, Json(body))
-    })
 }
 
 /// Any path under the MLflow prefix that names no endpoint.
@@ -171,7 +162,7 @@ pub(crate) fn dialect_v3() -> Dialect {
             ),
         ],
         body_limit: BODY_LIMIT,
-        finish: method_not_allowed,
+        finish: mlflow_method_not_allowed,
     }
 }
 

@@ -6,7 +6,8 @@ use api_types as json;
 use super::colcode;
 use crate::query::Query;
 
-/// Default sort of the runs table.
+/// Default sort of the runs table (repeated in `app/index.html`'s early request: see
+/// `api::tracking::list_runs_default_columns`).
 pub const DEFAULT_SORT: &str = "attributes.start_time DESC";
 
 /// A sortable column.

@@ -9,7 +9,6 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::MethodRouter;
 use axum::Json;
 use futures_util::TryStreamExt;
 use serde_json::{json, Value};
@@ -18,7 +17,7 @@ use super::access::{ArtifactGuard, EDIT, READ};
 use super::download::{attachment, mlflow_mime_type, requested_range, respond, unsatisfiable};
 use crate::artifacts::{Listing, StoreError};
 use crate::error::MlflowError;
-use crate::routes::{Access, Dialect, Route};
+use crate::routes::{mlflow_method_not_allowed, Access, Dialect, Route};
 use crate::{AppState, Error};
 
 /// Body limit of the JSON requests of the multipart endpoints (uploads are limited by
@@ -49,16 +48,8 @@ pub(crate) fn dialect() -> Dialect {
             Route::post("/mpu/abort/{*path}", a(Edit), multipart),
         ],
         body_limit: BODY_LIMIT,
-        finish: method_not_allowed,
+        finish: mlflow_method_not_allowed,
     }
-}
-
-/// MLflow's 405 body for a known endpoint called with another method.
-fn method_not_allowed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
-    m.fallback(|| async {
-        let body = json!({"error_code": "BAD_REQUEST", "message": "Method not allowed for this endpoint."});
-        (StatusCode::METHOD_NOT_ALLOWED, Json(body))
-    })
 }
 
 /// A storage error as the MLflow dialect answers it: 413 over the size limit, 416 for a

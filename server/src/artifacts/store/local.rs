@@ -6,14 +6,12 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use futures_util::future::BoxFuture;
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio_util::io::ReaderStream;
 
 use super::{
-    sort_entries, ArtifactStore, ByteRange, ByteStream, Entry, Listing, Object, StoreError,
-    WalkEntry,
+    sort_entries, Backend, ByteRange, ByteStream, Entry, Listing, Object, StoreError, WalkEntry,
 };
 use crate::artifacts::path::UPLOADS_DIR;
 use crate::artifacts::ArtifactPath;
@@ -175,88 +173,6 @@ impl LocalStore {
             .map_err(blocking_failed)?
     }
 
-    async fn put_impl(
-        &self,
-        path: ArtifactPath,
-        mut body: ByteStream,
-        limit: u64,
-    ) -> Result<u64, StoreError> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| StoreError::Conflict("Invalid path".into()))?
-            .to_owned();
-        // The root (with its uploads folder) is made by the first upload.
-        tokio::fs::create_dir_all(&self.uploads).await?;
-        // Refused before the body is read; folders are only made once it has arrived, so a
-        // failed upload leaves no empty folder behind either.
-        let dir = self.parent_blocking(&path, false).await?;
-        folder_in_the_way(&path, &dir.join(&name)).await?;
-        let mut temp = TempFile {
-            path: self
-                .uploads
-                .join(format!("{}.part", uuid::Uuid::new_v4().simple())),
-            keep: false,
-        };
-        let mut file = tokio::fs::File::create(&temp.path).await?;
-        let mut written: u64 = 0;
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| StoreError::Aborted(e.to_string()))?;
-            written += chunk.len() as u64;
-            if written > limit {
-                return Err(StoreError::TooLarge { limit });
-            }
-            file.write_all(&chunk).await?;
-        }
-        file.flush().await?;
-        file.sync_all().await?;
-        drop(file);
-        let dir = self.parent_blocking(&path, true).await?;
-        let target = dir.join(&name);
-        folder_in_the_way(&path, &target).await?;
-        tokio::fs::rename(&temp.path, &target).await?;
-        temp.keep = true;
-        // The rename itself survives a crash once the folder is synced.
-        let _ = tokio::task::spawn_blocking(move || {
-            std::fs::File::open(&dir).and_then(|d| d.sync_all())
-        })
-        .await;
-        Ok(written)
-    }
-
-    async fn get_impl(
-        &self,
-        path: ArtifactPath,
-        range: Option<ByteRange>,
-    ) -> Result<Object, StoreError> {
-        let missing = || StoreError::NotFound(format!("No such artifact: '{path}'"));
-        let full = self.resolve(&path)?.ok_or_else(missing)?;
-        let meta = tokio::fs::metadata(&full).await?;
-        if meta.is_dir() {
-            return Err(StoreError::Conflict(format!(
-                "Artifact path refers to a directory, not a file: '{path}'"
-            )));
-        }
-        let size = meta.len();
-        let bounds = match range {
-            None => None,
-            Some(r) => Some(r.resolve(size).ok_or(StoreError::BadRange { size })?),
-        };
-        let mut file = tokio::fs::File::open(&full).await?;
-        let (start, len) = match bounds {
-            Some((a, b)) => (a, b - a + 1),
-            None => (0, size),
-        };
-        if start > 0 {
-            file.seek(std::io::SeekFrom::Start(start)).await?;
-        }
-        let body = ReaderStream::with_capacity(file.take(len), READ_CHUNK).boxed();
-        Ok(Object {
-            size,
-            range: bounds,
-            body,
-        })
-    }
-
     fn list_blocking(&self, path: &ArtifactPath) -> Result<Listing, StoreError> {
         let Some(full) = self.resolve(path)? else {
             return Ok(Listing::Missing);
@@ -338,7 +254,7 @@ impl LocalStore {
     }
 
     fn walk_blocking(&self, path: &ArtifactPath) -> Result<Vec<WalkEntry>, StoreError> {
-        let missing = || StoreError::NotFound(format!("No such folder: '{path}'"));
+        let missing = || StoreError::no_folder(path);
         let full = self.resolve(path)?.ok_or_else(missing)?;
         if !full.is_dir() {
             return Err(missing());
@@ -385,43 +301,101 @@ impl LocalStore {
     }
 }
 
-impl ArtifactStore for LocalStore {
-    fn put(
+impl Backend for LocalStore {
+    async fn put_impl(
         &self,
-        path: &ArtifactPath,
-        body: ByteStream,
+        path: ArtifactPath,
+        mut body: ByteStream,
         limit: u64,
-    ) -> BoxFuture<'_, Result<u64, StoreError>> {
-        self.put_impl(path.clone(), body, limit).boxed()
+    ) -> Result<u64, StoreError> {
+        let name = path
+            .file_name()
+            .ok_or_else(|| StoreError::Conflict("Invalid path".into()))?
+            .to_owned();
+        // The root (with its uploads folder) is made by the first upload.
+        tokio::fs::create_dir_all(&self.uploads).await?;
+        // Refused before the body is read; folders are only made once it has arrived, so a
+        // failed upload leaves no empty folder behind either.
+        let dir = self.parent_blocking(&path, false).await?;
+        folder_in_the_way(&path, &dir.join(&name)).await?;
+        let mut temp = TempFile {
+            path: self
+                .uploads
+                .join(format!("{}.part", uuid::Uuid::new_v4().simple())),
+            keep: false,
+        };
+        let mut file = tokio::fs::File::create(&temp.path).await?;
+        let mut written: u64 = 0;
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| StoreError::Aborted(e.to_string()))?;
+            written += chunk.len() as u64;
+            if written > limit {
+                return Err(StoreError::TooLarge { limit });
+            }
+            file.write_all(&chunk).await?;
+        }
+        file.flush().await?;
+        file.sync_all().await?;
+        drop(file);
+        let dir = self.parent_blocking(&path, true).await?;
+        let target = dir.join(&name);
+        folder_in_the_way(&path, &target).await?;
+        tokio::fs::rename(&temp.path, &target).await?;
+        temp.keep = true;
+        // The rename itself survives a crash once the folder is synced.
+        let _ = tokio::task::spawn_blocking(move || {
+            std::fs::File::open(&dir).and_then(|d| d.sync_all())
+        })
+        .await;
+        Ok(written)
     }
 
-    fn get(
+    async fn get_impl(
         &self,
-        path: &ArtifactPath,
+        path: ArtifactPath,
         range: Option<ByteRange>,
-    ) -> BoxFuture<'_, Result<Object, StoreError>> {
-        self.get_impl(path.clone(), range).boxed()
+    ) -> Result<Object, StoreError> {
+        let missing = || StoreError::no_artifact(&path);
+        let full = self.resolve(&path)?.ok_or_else(missing)?;
+        let meta = tokio::fs::metadata(&full).await?;
+        if meta.is_dir() {
+            return Err(StoreError::folder_not_file(&path));
+        }
+        let size = meta.len();
+        let bounds = ByteRange::bounds(range, size)?;
+        let mut file = tokio::fs::File::open(&full).await?;
+        let (start, len) = match bounds {
+            Some((a, b)) => (a, b - a + 1),
+            None => (0, size),
+        };
+        if start > 0 {
+            file.seek(std::io::SeekFrom::Start(start)).await?;
+        }
+        let body = ReaderStream::with_capacity(file.take(len), READ_CHUNK).boxed();
+        Ok(Object {
+            size,
+            range: bounds,
+            body,
+        })
     }
 
-    fn list(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Listing, StoreError>> {
-        let path = path.clone();
-        async move { self.blocking(&path, LocalStore::list_blocking).await }.boxed()
+    async fn list_impl(&self, path: ArtifactPath) -> Result<Listing, StoreError> {
+        self.blocking(&path, LocalStore::list_blocking).await
     }
 
-    fn delete(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<(), StoreError>> {
-        let path = path.clone();
-        async move { self.blocking(&path, LocalStore::delete_blocking).await }.boxed()
+    async fn delete_impl(&self, path: ArtifactPath) -> Result<(), StoreError> {
+        self.blocking(&path, LocalStore::delete_blocking).await
     }
 
-    fn walk(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Vec<WalkEntry>, StoreError>> {
-        let path = path.clone();
-        async move { self.blocking(&path, LocalStore::walk_blocking).await }.boxed()
+    async fn walk_impl(&self, path: ArtifactPath) -> Result<Vec<WalkEntry>, StoreError> {
+        self.blocking(&path, LocalStore::walk_blocking).await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifacts::ArtifactStore;
 
     fn body(bytes: &'static [u8]) -> ByteStream {
         futures_util::stream::iter([Ok(axum::body::Bytes::from_static(bytes))]).boxed()

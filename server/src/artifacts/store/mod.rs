@@ -6,12 +6,14 @@
 pub mod local;
 pub mod s3;
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
+use futures_util::FutureExt;
 
 use super::ArtifactPath;
 pub(crate) use local::LocalStore;
@@ -73,6 +75,25 @@ pub enum StoreError {
     /// Storage failed (disk, object store).
     #[error("artifact storage: {0}")]
     Io(String),
+}
+
+impl StoreError {
+    /// No file at the artifact `path`.
+    pub(crate) fn no_artifact(path: &ArtifactPath) -> Self {
+        StoreError::NotFound(format!("No such artifact: '{path}'"))
+    }
+
+    /// A folder at the artifact `path`, where a file was asked for.
+    pub(crate) fn folder_not_file(path: &ArtifactPath) -> Self {
+        StoreError::Conflict(format!(
+            "Artifact path refers to a directory, not a file: '{path}'"
+        ))
+    }
+
+    /// No folder at the artifact `path`.
+    pub(crate) fn no_folder(path: &ArtifactPath) -> Self {
+        StoreError::NotFound(format!("No such folder: '{path}'"))
+    }
 }
 
 impl From<std::io::Error> for StoreError {
@@ -137,6 +158,18 @@ pub enum ByteRange {
 }
 
 impl ByteRange {
+    /// The bounds served of a file of `size` bytes when `range` is asked for: `None` for the
+    /// whole file (no range asked), [`StoreError::BadRange`] when it is unsatisfiable.
+    pub(crate) fn bounds(range: Option<Self>, size: u64) -> Result<Option<(u64, u64)>, StoreError> {
+        match range {
+            None => Ok(None),
+            Some(r) => r
+                .resolve(size)
+                .map(Some)
+                .ok_or(StoreError::BadRange { size }),
+        }
+    }
+
     /// The inclusive bounds within a file of `size` bytes, or `None` if unsatisfiable.
     pub(crate) fn resolve(self, size: u64) -> Option<(u64, u64)> {
         match self {
@@ -202,6 +235,75 @@ pub trait ArtifactStore: Send + Sync + 'static {
     /// Every file under the folder `path`, recursively, sorted by path (NotFound when
     /// `path` is no folder).
     fn walk(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Vec<WalkEntry>, StoreError>>;
+}
+
+/// A backend's side of [`ArtifactStore`]: the same operations as `async fn`s over owned
+/// paths. Every `Backend` is an [`ArtifactStore`]: the boxing that `dyn ArtifactStore`
+/// needs is done once, by the blanket implementation below.
+pub(crate) trait Backend: Send + Sync + 'static {
+    /// [`ArtifactStore::put`].
+    fn put_impl(
+        &self,
+        path: ArtifactPath,
+        body: ByteStream,
+        limit: u64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// [`ArtifactStore::get`].
+    fn get_impl(
+        &self,
+        path: ArtifactPath,
+        range: Option<ByteRange>,
+    ) -> impl Future<Output = Result<Object, StoreError>> + Send;
+
+    /// [`ArtifactStore::list`].
+    fn list_impl(
+        &self,
+        path: ArtifactPath,
+    ) -> impl Future<Output = Result<Listing, StoreError>> + Send;
+
+    /// [`ArtifactStore::delete`].
+    fn delete_impl(
+        &self,
+        path: ArtifactPath,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// [`ArtifactStore::walk`].
+    fn walk_impl(
+        &self,
+        path: ArtifactPath,
+    ) -> impl Future<Output = Result<Vec<WalkEntry>, StoreError>> + Send;
+}
+
+impl<B: Backend> ArtifactStore for B {
+    fn put(
+        &self,
+        path: &ArtifactPath,
+        body: ByteStream,
+        limit: u64,
+    ) -> BoxFuture<'_, Result<u64, StoreError>> {
+        self.put_impl(path.clone(), body, limit).boxed()
+    }
+
+    fn get(
+        &self,
+        path: &ArtifactPath,
+        range: Option<ByteRange>,
+    ) -> BoxFuture<'_, Result<Object, StoreError>> {
+        self.get_impl(path.clone(), range).boxed()
+    }
+
+    fn list(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Listing, StoreError>> {
+        self.list_impl(path.clone()).boxed()
+    }
+
+    fn delete(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.delete_impl(path.clone()).boxed()
+    }
+
+    fn walk(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Vec<WalkEntry>, StoreError>> {
+        self.walk_impl(path.clone()).boxed()
+    }
 }
 
 /// Sorts entries as [`Listing::Dir`] promises: folders first, then files, by name.

@@ -4,15 +4,13 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
-use futures_util::{FutureExt, StreamExt, TryStreamExt};
+use futures_util::{StreamExt, TryStreamExt};
 use object_store::aws::AmazonS3Builder;
 use object_store::path::Path as KeyPath;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, WriteMultipart};
 
 use super::{
-    sort_entries, ArtifactStore, ByteRange, ByteStream, Entry, Listing, Object, StoreError,
-    WalkEntry,
+    sort_entries, Backend, ByteRange, ByteStream, Entry, Listing, Object, StoreError, WalkEntry,
 };
 use crate::artifacts::ArtifactPath;
 
@@ -87,7 +85,9 @@ impl ObjectStoreBackend {
         let mut s = self.store.list(key);
         Ok(s.try_next().await.map_err(storage)?.is_some())
     }
+}
 
+impl Backend for ObjectStoreBackend {
     async fn put_impl(
         &self,
         path: ArtifactPath,
@@ -129,25 +129,20 @@ impl ObjectStoreBackend {
         path: ArtifactPath,
         range: Option<ByteRange>,
     ) -> Result<Object, StoreError> {
-        let missing = || StoreError::NotFound(format!("No such artifact: '{path}'"));
+        let missing = || StoreError::no_artifact(&path);
         let key = self.key(&path).ok_or_else(missing)?;
         let meta = match self.store.head(&key).await {
             Ok(m) => m,
             Err(object_store::Error::NotFound { .. }) => {
                 if self.has_children(Some(&key)).await? {
-                    return Err(StoreError::Conflict(format!(
-                        "Artifact path refers to a directory, not a file: '{path}'"
-                    )));
+                    return Err(StoreError::folder_not_file(&path));
                 }
                 return Err(missing());
             }
             Err(e) => return Err(storage(e)),
         };
         let size = meta.size;
-        let bounds = match range {
-            None => None,
-            Some(r) => Some(r.resolve(size).ok_or(StoreError::BadRange { size })?),
-        };
+        let bounds = ByteRange::bounds(range, size)?;
         let body: ByteStream = if size == 0 {
             futures_util::stream::empty().boxed()
         } else {
@@ -244,47 +239,17 @@ impl ObjectStoreBackend {
             }
         }
         if out.is_empty() {
-            return Err(StoreError::NotFound(format!("No such folder: '{path}'")));
+            return Err(StoreError::no_folder(&path));
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
 }
 
-impl ArtifactStore for ObjectStoreBackend {
-    fn put(
-        &self,
-        path: &ArtifactPath,
-        body: ByteStream,
-        limit: u64,
-    ) -> BoxFuture<'_, Result<u64, StoreError>> {
-        self.put_impl(path.clone(), body, limit).boxed()
-    }
-
-    fn get(
-        &self,
-        path: &ArtifactPath,
-        range: Option<ByteRange>,
-    ) -> BoxFuture<'_, Result<Object, StoreError>> {
-        self.get_impl(path.clone(), range).boxed()
-    }
-
-    fn list(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Listing, StoreError>> {
-        self.list_impl(path.clone()).boxed()
-    }
-
-    fn delete(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<(), StoreError>> {
-        self.delete_impl(path.clone()).boxed()
-    }
-
-    fn walk(&self, path: &ArtifactPath) -> BoxFuture<'_, Result<Vec<WalkEntry>, StoreError>> {
-        self.walk_impl(path.clone()).boxed()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifacts::ArtifactStore;
     use object_store::memory::InMemory;
 
     fn body(parts: &[&'static [u8]]) -> ByteStream {
