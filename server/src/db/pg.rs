@@ -20,8 +20,14 @@ pub(crate) mod notify;
 
 /// Waits for `f` on the calling thread. tokio-postgres's client futures only talk to the
 /// connection task over channels, so they need no runtime of their own.
+///
+/// `f` is polled `unconstrained`, outside tokio's cooperative budget: the calling thread
+/// may be inside another runtime's task (a `#[tokio::test]`, the demo's ticks) whose
+/// budget is spent. Tokio resources polled then (a join handle, the semaphore of
+/// deadpool's statement cache on a cache miss) answer `Pending` and defer their wake-up
+/// to that runtime, which this blocked thread never lets run: the call would hang.
 pub(super) fn wait<F: Future>(f: F) -> F::Output {
-    futures_executor::block_on(f)
+    futures_executor::block_on(tokio::task::unconstrained(f))
 }
 
 /// A runtime that shuts down in the background when dropped (dropping a runtime inside
@@ -121,15 +127,9 @@ impl PgPool {
     pub fn get(&self) -> Result<super::Conn> {
         let pool = self.pool.clone();
         let rt = self.runtime();
-        // `unconstrained`: polled from a thread that may be inside another runtime's task
-        // (a `#[tokio::test]`, start-up), the join handle must not draw on that task's
-        // cooperative budget. Once the budget is spent tokio defers the wake-up to that
-        // runtime, which this blocked thread never lets run: the call would hang.
-        let client = wait(tokio::task::unconstrained(
-            rt.spawn(async move { pool.get().await }),
-        ))
-        .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
-        .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
+        let client = wait(rt.spawn(async move { pool.get().await }))
+            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
+            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
         Ok(super::Conn::from_pg(PgConn {
             client,
             rt: rt.handle().clone(),
@@ -206,10 +206,10 @@ impl PgConn {
             create: Some(Duration::from_secs(5)),
             recycle: Some(Duration::from_secs(5)),
         };
-        let got = wait(tokio::task::unconstrained(
+        let got = wait(
             self.rt
                 .spawn(async move { pool.timeout_get(&timeouts).await }),
-        ));
+        );
         match got {
             Ok(Ok(client)) => Some(PgConn {
                 client,

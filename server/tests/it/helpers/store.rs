@@ -269,3 +269,43 @@ fn many_store_calls_inside_a_tokio_task_do_not_hang() {
         "500 store calls inside one tokio task did not finish in 60 s"
     );
 }
+
+/// Spends the current task's cooperative budget without yielding, as a long stretch of
+/// work between two awaits does.
+fn spend_budget() {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    for _ in 0..10_000 {
+        let step = std::pin::pin!(tokio::task::coop::consume_budget());
+        if std::future::Future::poll(step, &mut cx).is_pending() {
+            return;
+        }
+    }
+    panic!("the task's budget never ran out");
+}
+
+/// A store call from a task whose budget is already spent must not hang on PostgreSQL
+/// either: a connection's first use of a statement prepares it through deadpool's
+/// statement cache, whose semaphore drew on that budget (the demo's live-run test hung
+/// there, idle in its write transaction).
+#[test]
+fn a_store_call_inside_a_tokio_task_whose_budget_is_spent_does_not_hang() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open_store(dir.path());
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let found = rt.block_on(async {
+            spend_budget();
+            assert!(!tokio::task::coop::has_budget_remaining());
+            store.blocking(|c| server::tracking::experiments::find_id(c, "0"))
+        });
+        let _ = done.send(found);
+    });
+    let found = finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a store call inside a task whose budget is spent did not finish in 60 s");
+    assert_eq!(found.expect("the default experiment"), 0);
+}
