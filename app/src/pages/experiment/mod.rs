@@ -385,7 +385,7 @@ fn ViewTabs(
     };
     view! {
         <div class="tabs" role="tablist" aria-label="Experiment views">
-            {View::ALL.map(tab).to_vec()}
+            {View::ALL.map(tab).into_iter().collect::<Vec<_>>()}
         </div>
     }
 }

@@ -279,7 +279,7 @@ fn TableToolbar(
                         event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
                     }>
                     <option value="" selected>"Select top…"</option>
-                    {TOP_N.map(|n| view! { <option value=n.to_string()>{format!("Top {n}")}</option> }).to_vec()}
+                    {TOP_N.map(|n| view! { <option value=n.to_string()>{format!("Top {n}")}</option> }).into_iter().collect::<Vec<_>>()}
                 </select>
                 <button class="button button-small" type="button" disabled=move || count() == 0
                     on:click=move |_| ws.select(&[])>"Clear"</button>
