@@ -28,7 +28,7 @@ pub mod run_table;
 pub mod runs_csv;
 pub mod series;
 pub mod series_batch;
-pub(crate) mod stream_caller;
+pub(crate) mod stream_end;
 
 use api_types::{JobLevel, Level};
 

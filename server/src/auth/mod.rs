@@ -16,6 +16,7 @@ pub(crate) mod secret;
 pub(crate) mod session_routes;
 pub(crate) mod sessions;
 pub(crate) mod settings;
+pub(crate) mod stream_caller;
 pub(crate) mod token_routes;
 pub mod tokens;
 pub mod users;

@@ -1,6 +1,6 @@
 //! The live bus: what the MLflow write endpoints commit (metric points, run status, name and
 //! lifecycle changes), published to the open live streams of experiment pages
-//! (`GET /api/v1/experiments/{id}/live`, see `app_api::live`), in this process and, on
+//! (`GET /api/v1/experiments/{id}/live`, one `feed::Feed` each), in this process and, on
 //! PostgreSQL, in every other replica ([`LiveBus::for_store`]): a topic of
 //! [`crate::bus`] on the notification channel [`CHANNEL`]. An event too large for a
 //! notification goes to the other replicas as a [`LiveEvent::Resync`] of its experiment;
@@ -14,6 +14,7 @@
 //! handlers publish after the commit.
 
 mod events;
+pub(crate) mod feed;
 
 use std::sync::Arc;
 
