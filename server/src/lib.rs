@@ -1,7 +1,7 @@
 //! runlens server: the MLflow tracking REST dialect, the app's JSON API, and the built app
 //! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
 
-pub mod app_api;
+pub(crate) mod app_api;
 pub mod artifacts;
 pub mod auth;
 mod bus;
@@ -9,7 +9,7 @@ pub mod db;
 pub mod demo;
 pub mod downloads;
 pub(crate) mod error;
-pub mod grants;
+pub(crate) mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;

@@ -255,17 +255,6 @@ pub(crate) fn revoke(
     Ok(n > 0)
 }
 
-/// Removes every grant on `id` (the resource is being deleted and has no foreign key to
-/// cascade).
-pub fn delete_all(conn: &Conn, kind: Kind, id: &dyn ToValue) -> Result<(), Error> {
-    conn.prepare_cached(&format!(
-        "DELETE FROM {} WHERE {} = ?1",
-        kind.table, kind.id_col
-    ))?
-    .execute(params![id])?;
-    Ok(())
-}
-
 /// Removes every grant of `kind` held by user `user_id` (the account is being deleted;
 /// grants name principals by id).
 pub(crate) fn delete_user(conn: &Conn, kind: Kind, user_id: i64) -> Result<(), Error> {

@@ -13,7 +13,7 @@ pub(crate) mod models;
 pub(crate) mod pages;
 pub(crate) mod search;
 pub(crate) mod source;
-pub mod validate;
+pub(crate) mod validate;
 pub(crate) mod versions;
 
 pub(crate) use model::{ModelVersion, RegisteredModel, Stage};

@@ -3,7 +3,7 @@
 //! over these tables lives anywhere else. The app API's read models (pages' summaries, the
 //! runs table, chart series) are here too, next to the tables they read.
 
-pub mod columns;
+pub(crate) mod columns;
 pub mod experiments;
 pub(crate) mod filter;
 pub mod history;
