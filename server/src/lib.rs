@@ -147,7 +147,7 @@ const MIN_COMPRESSED: u64 = 1024;
 /// The whole router: the route table of every dialect (each non-public route behind the
 /// authentication layer) and the app; every response with the security headers, the
 /// server's time (`Server-Timing`), and compressed when the client accepts gzip (the app's
-/// files precompressed, see [`spa`]).
+/// files precompressed, see `spa`).
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
     let state = AppState {
         embed_origin: statics.embed_origin.as_deref().map(Arc::from),

@@ -1,7 +1,7 @@
 //! Identity: who is calling. The auth middleware resolves a [`Caller`] from a session
 //! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
 //! and stores it in the request's extensions with the credential by reference
-//! ([`proof::Proof`], which open streams check again); handlers take `caller: Caller`.
+//! (`proof::Proof`, which open streams check again); handlers take `caller: Caller`.
 
 pub mod bootstrap;
 pub(crate) mod credentials;

@@ -1,15 +1,15 @@
 //! The live bus: what the MLflow write endpoints commit (metric points, run status, name and
 //! lifecycle changes), published to the open live streams of experiment pages
 //! (`GET /api/v1/experiments/{id}/live`, one `feed::Feed` each), in this process and, on
-//! PostgreSQL, in every other replica ([`LiveBus::for_store`]): a topic of
-//! [`crate::bus`] on the notification channel [`CHANNEL`]. An event too large for a
+//! PostgreSQL, in every other replica (`LiveBus::for_store`): a topic of
+//! `crate::bus` on the notification channel `CHANNEL`. An event too large for a
 //! notification goes to the other replicas as a [`LiveEvent::Resync`] of its experiment;
 //! a reconnect of the listening session is a resync of every experiment.
 //!
 //! Publishing never waits, each event is shared (one allocation for every stream), and a
-//! stream that falls more than [`CAPACITY`] events behind is told so (it then asks its
+//! stream that falls more than `CAPACITY` events behind is told so (it then asks its
 //! page to refetch). Writers build events only while a stream may listen
-//! ([`LiveBus::listening`]), so a lone server nobody watches pays nothing; with other
+//! (`LiveBus::listening`), so a lone server nobody watches pays nothing; with other
 //! replicas, a stream may be open on any of them. Events describe committed writes:
 //! handlers publish after the commit.
 
