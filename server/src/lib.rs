@@ -1,5 +1,6 @@
 //! runlens server: the MLflow tracking REST dialect, the app's JSON API, and the built app
-//! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
+//! served with an SPA fallback. [`app`] builds the real router over an [`AppState`] and a
+//! [`StaticConfig`] (tests use it too); [`Store`] and [`Error`] are re-exported here.
 
 pub(crate) mod app_api;
 pub mod artifacts;

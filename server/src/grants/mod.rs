@@ -8,6 +8,12 @@
 //! shared paths, administrators). The questions answered here are the same for every kind:
 //! the best level a caller holds, who holds a level (who can grant), which resources a
 //! caller may see (a SQL condition), and writing and revoking grants.
+//!
+//! Offers [`Kind`] and its four kinds ([`EXPERIMENT`], [`JOB`], [`REGISTERED_MODEL`],
+//! [`NODE`]), the level held ([`held`], [`level_of`]), the list filters ([`granted_sql`],
+//! [`blocked_sql`], [`granted_ids`]), the writers ([`set`], [`set_by_id`], [`revoke`],
+//! [`delete_user`]) and the readers ([`list`], [`holders`], [`users_holding`]); the
+//! tables' SQL stays inside.
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,10 @@
 //! (`LiveBus::listening`), so a lone server nobody watches pays nothing; with other
 //! replicas, a stream may be open on any of them. Events describe committed writes:
 //! handlers publish after the commit.
+//!
+//! Offers [`LiveBus`] and [`LiveEvent`]; to the crate `BatchWatch` (a log call's events,
+//! built in the write's transaction) and `feed::Feed` (one page's merged updates, which
+//! the app API's stream renders). The bus's transport is `crate::bus`'s.
 
 mod events;
 pub(crate) mod feed;

@@ -40,6 +40,9 @@
 //!   `HMAC-SHA256(secret, "<nodes>\n<exp>")` with a 32-byte secret kept in the `meta`
 //!   table (so replicas share it); `GET /api/v1/embed/gpus` is a public route whose
 //!   signature is the credential (checked in constant time, then the expiry).
+//!
+//! Offers [`NodeService`] (watched and embedded nodes' samples, embed links, removal),
+//! [`embed`], [`poller`] and [`visibility`]; to the crate `registry` and `names`.
 
 pub mod embed;
 pub(crate) mod names;
