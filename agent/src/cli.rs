@@ -51,7 +51,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 7200, value_parser = clap::value_parser!(u64).range(1..))]
     pub history_secs: u64,
     /// runlens server to register with (PUT /api/v1/nodes/NODE-NAME), e.g.
-    /// https://runlens.example.com.
+    /// `https://runlens.example.com`.
     #[arg(long, env = "RUNLENS_SERVER", value_name = "URL")]
     pub server: Option<String>,
     /// The file holding this node's credential for --server (`runlens node-credential
@@ -79,7 +79,7 @@ pub struct ServeArgs {
         value_name = "FILE"
     )]
     pub tls_key: Option<PathBuf>,
-    /// The URL the server calls this agent at [default: http(s)://<listen address>].
+    /// The URL the server calls this agent at (default: `http(s)://<listen address>`).
     #[arg(long, value_name = "URL")]
     pub advertise_url: Option<String>,
     /// Seconds between registration heartbeats.
@@ -91,7 +91,7 @@ pub struct ServeArgs {
 /// The options of `runlens-agent run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// runlens server, e.g. https://runlens.example.com or http://10.0.0.1:8080.
+    /// runlens server, e.g. `https://runlens.example.com` or `http://10.0.0.1:8080`.
     #[arg(long, env = "RUNLENS_SERVER", value_name = "URL")]
     pub server: String,
     /// API token, sent as Authorization: Bearer and given to CMD as MLFLOW_TRACKING_TOKEN.

@@ -1,10 +1,10 @@
 //! Streamed downloads (a folder's zip, a run's logs): their bodies are made a block at a
 //! time, only when the response asks for the next one, each block one short step on the
-//! blocking pool ([`Steps::run`]); nothing waits on a client while holding a thread or a
+//! blocking pool (`Steps::run`); nothing waits on a client while holding a thread or a
 //! database connection. Two bounds keep many open downloads harmless:
-//! - each user has at most [`MAX_DOWNLOADS_PER_USER`] in progress ([`Downloads::acquire`]:
+//! - each user has at most [`MAX_DOWNLOADS_PER_USER`] in progress (`Downloads::acquire`:
 //!   429 past it), each holding a slot until its body ends or is dropped (client gone);
-//! - at most [`STEPS_AT_ONCE`] steps run at once, server-wide; the others wait their turn
+//! - at most `STEPS_AT_ONCE` steps run at once, server-wide; the others wait their turn
 //!   in order without holding a thread, so downloads never take every thread or
 //!   connection from other requests.
 

@@ -1,6 +1,8 @@
-//! The server's error type. Feature code returns `Error`; each dialect renders it: the
-//! MLflow dialect as `{"error_code", "message"}` with MLflow's statuses
-//! (`mlflow::MlflowError`), the app API as `api_types::ApiError`.
+//! The server's error type. Feature code returns [`Error`] (re-exported as `crate::Error`);
+//! each dialect renders it: the MLflow dialect as `{"error_code", "message"}` with MLflow's
+//! statuses ([`MlflowError`]), the app API as `api_types::ApiError`
+//! ([`Error::api_error`]). Kept inside: which status and code each variant maps to, and
+//! that internal causes are logged rather than sent.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -2,6 +2,10 @@
 //! run (its inline scripts allowed by hash, from `dist/index.html`, recomputed when it changes),
 //! no MIME sniffing, same-origin referrers, and no framing except under `/embed/`, which
 //! the configured embed origin may frame.
+//!
+//! Offers the layer `add_security_headers` over `SecurityHeaders` (built once by
+//! `crate::app`), [`validate_embed_origin`] (the `--embed-origin` check) and the `/embed/`
+//! prefix; the policy's text and the script hashes stay inside.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

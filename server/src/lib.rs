@@ -1,7 +1,8 @@
 //! runlens server: the MLflow tracking REST dialect, the app's JSON API, and the built app
-//! served with an SPA fallback. `app(state)` builds the real router (tests use it too).
+//! served with an SPA fallback. [`app`] builds the real router over an [`AppState`] and a
+//! [`StaticConfig`] (tests use it too); [`Store`] and [`Error`] are re-exported here.
 
-pub mod app_api;
+pub(crate) mod app_api;
 pub mod artifacts;
 pub mod auth;
 mod bus;
@@ -9,7 +10,7 @@ pub mod db;
 pub mod demo;
 pub mod downloads;
 pub(crate) mod error;
-pub mod grants;
+pub(crate) mod grants;
 pub mod headers;
 pub mod jobs;
 pub mod live;
@@ -147,7 +148,7 @@ const MIN_COMPRESSED: u64 = 1024;
 /// The whole router: the route table of every dialect (each non-public route behind the
 /// authentication layer) and the app; every response with the security headers, the
 /// server's time (`Server-Timing`), and compressed when the client accepts gzip (the app's
-/// files precompressed, see [`spa`]).
+/// files precompressed, see `spa`).
 pub fn app(state: AppState, statics: &StaticConfig) -> Router {
     let state = AppState {
         embed_origin: statics.embed_origin.as_deref().map(Arc::from),

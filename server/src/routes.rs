@@ -1,7 +1,7 @@
-//! The route table: every HTTP route of every dialect is a [`Route`], and a `Route` cannot
+//! The route table: every HTTP route of every dialect is a `Route`, and a `Route` cannot
 //! be made without its [`Access`] (who may call it) — so a route without a policy does not
-//! compile. [`mount`] turns the table into the router, attaching the authentication layer
-//! to every non-public route and each route's [`RouteSpec`] (access, body limit) to its
+//! compile. `mount` turns the table into the router, attaching the authentication layer
+//! to every non-public route and each route's `RouteSpec` (access, body limit) to its
 //! requests; [`table`] lists every route with its full path for the permission matrix.
 
 use std::convert::Infallible;
@@ -86,7 +86,7 @@ pub enum AppPolicy {
     /// The handler restricts its answer to what the caller may read (lists, searches) or
     /// to the caller's own account.
     Filtered,
-    /// Administrators only (handlers take [`crate::app_api::guard::AdminGuard`]).
+    /// Administrators only (handlers take `crate::app_api::guard::AdminGuard`).
     Admin,
     /// This level on the job `{id}` of the path (`/jobs/{id}/...`).
     Job(JobLevel),

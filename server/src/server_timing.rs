@@ -3,6 +3,8 @@
 //! after). Browsers show it in their network panels; clients and benchmarks read it to tell
 //! the server's share of a call from their own and the network's. Whole milliseconds: a
 //! finer clock would only sharpen timing guesses, not the picture.
+//!
+//! Offers the middleware [`add`].
 
 use std::time::Instant;
 

@@ -6,6 +6,9 @@
 //! (`scripts/precompress.mjs`, Trunk's post-build hook), chosen by `Accept-Encoding`.
 //! Trunk's content-hashed files are cached for a year; everything else (`index.html`,
 //! deep links, `public/`) is revalidated on each load so a new build is picked up.
+//!
+//! Offers [`with_app`] (the API router with the app's files and the fallback); the
+//! encoding choice and cache rules stay inside.
 
 use std::sync::Arc;
 

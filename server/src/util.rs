@@ -1,4 +1,5 @@
-//! Small helpers shared across features.
+//! Small helpers shared across features: [`now_ms`], the clock every stored timestamp
+//! and expiry is read from.
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {

@@ -2,7 +2,7 @@
 //! environment and spool), their output copied to the terminal and spooled line by line,
 //! the agent's signals forwarded to all of them, and the attempt's ending. The attempt fails
 //! as soon as one process fails: the others are sent SIGTERM (SIGKILL after
-//! [`TERM_GRACE`]), and the first failure is the attempt's ending.
+//! `TERM_GRACE`), and the first failure is the attempt's ending.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -74,7 +74,7 @@ impl Shipper {
         Ok(Self { stop, task })
     }
 
-    /// Stops sampling and logs what is left (for at most [`FINAL_FLUSH`]).
+    /// Stops sampling and logs what is left (for at most `FINAL_FLUSH`).
     pub async fn finish(self) {
         let _ = self.stop.send(());
         let _ = self.task.await;

@@ -15,7 +15,7 @@ pub fn refines(old: &str, new: &str) -> bool {
 
 /// Writes a search box's value `new` to the URL key `key` (empty removes it), and `also`'s
 /// edits (e.g. back to page 1): a new history entry, so Back undoes a search, except when
-/// it only [refines](refines) the current one, which replaces the entry (Back then leaves
+/// it only [refines] the current one, which replaces the entry (Back then leaves
 /// the search at once instead of undoing each pause in typing).
 pub fn write_search(qs: QueryState, key: &'static str, new: String, also: impl FnOnce(&mut Query)) {
     let old = qs.with(|q| q.get(key).unwrap_or_default().to_owned());

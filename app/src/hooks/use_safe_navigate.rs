@@ -69,7 +69,7 @@ fn checked_target(to: &str) -> String {
     }
 }
 
-/// Like leptos_router's `use_navigate`, but the target is checked by [`checked_target`]
+/// Like leptos_router's `use_navigate`, but the target is checked by `checked_target`
 /// and the history write rate is bounded, so a hostile or malformed link leads home and a
 /// burst of writes is thinned, instead of panicking the app.
 pub fn use_safe_navigate() -> impl Fn(&str, NavigateOptions) + Clone {

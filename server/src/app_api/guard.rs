@@ -20,8 +20,6 @@ use crate::{AppState, Error};
 /// Level constants for the guards' parameter.
 pub(crate) const READ: u8 = 1;
 /// See [`READ`].
-pub const EDIT: u8 = 2;
-/// See [`READ`].
 pub(crate) const MANAGE: u8 = 3;
 
 /// Job level constants for [`JobGuard`] and [`JobRunGuard`]: `CAN_VIEW`.
@@ -74,8 +72,6 @@ async fn path_id(parts: &mut Parts, state: &AppState) -> Result<String, Error> {
 pub struct ExperimentGuard<const L: u8> {
     /// The experiment.
     pub id: i64,
-    /// Who asked.
-    pub caller: Caller,
     /// Their effective level (at least `L`).
     pub level: Level,
 }
@@ -85,9 +81,8 @@ impl<const L: u8> FromRequestParts<AppState> for ExperimentGuard<L> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         declared(parts, AppPolicy::Experiment(level(L)))?;
-        let caller = Caller::from_request_parts(parts, state).await?;
+        let who = Caller::from_request_parts(parts, state).await?;
         let id = experiment_id(&path_id(parts, state).await?)?;
-        let who = caller.clone();
         let granted = state
             .store
             .call(move |c| require_experiment(c, &who, id, level(L)))
@@ -98,7 +93,6 @@ impl<const L: u8> FromRequestParts<AppState> for ExperimentGuard<L> {
             })?;
         Ok(ExperimentGuard {
             id,
-            caller,
             level: granted.level,
         })
     }
@@ -264,12 +258,8 @@ impl<const L: u8> FromRequestParts<AppState> for JobGuard<L> {
 pub struct JobRunGuard<const L: u8> {
     /// The job run.
     pub job_run_id: i64,
-    /// Its job.
-    pub job_id: i64,
     /// Who asked.
     pub caller: Caller,
-    /// Their effective level on the job (at least `L`).
-    pub level: JobLevel,
 }
 
 impl<const L: u8> FromRequestParts<AppState> for JobRunGuard<L> {
@@ -280,19 +270,14 @@ impl<const L: u8> FromRequestParts<AppState> for JobRunGuard<L> {
         let caller = Caller::from_request_parts(parts, state).await?;
         let job_run_id = integer_id(&named_id(parts, state).await?, "job run")?;
         let who = caller.clone();
-        let (job_id, level) = state
+        state
             .store
             .call(move |c| {
                 let job_id = jobs::job_of_job_run(c, job_run_id)?;
-                Ok((job_id, jobs::require_job(c, &who, job_id, job_level(L))?))
+                jobs::require_job(c, &who, job_id, job_level(L))
             })
             .await?;
-        Ok(JobRunGuard {
-            job_run_id,
-            job_id,
-            caller,
-            level,
-        })
+        Ok(JobRunGuard { job_run_id, caller })
     }
 }
 
@@ -370,8 +355,6 @@ pub struct RegisteredModelGuard<const L: u8> {
     pub id: i64,
     /// The caller's level on it (at least `L`).
     pub level: Level,
-    /// Who asked.
-    pub caller: Caller,
 }
 
 impl<const L: u8> FromRequestParts<AppState> for RegisteredModelGuard<L> {
@@ -379,9 +362,9 @@ impl<const L: u8> FromRequestParts<AppState> for RegisteredModelGuard<L> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         declared(parts, AppPolicy::RegisteredModel(level(L)))?;
-        let caller = Caller::from_request_parts(parts, state).await?;
+        let who = Caller::from_request_parts(parts, state).await?;
         let name = path_id(parts, state).await?;
-        let (who, n) = (caller.clone(), name.clone());
+        let n = name.clone();
         let granted = state
             .store
             .call(move |c| crate::registry::grants::require(c, &who, &n, level(L)))
@@ -396,7 +379,6 @@ impl<const L: u8> FromRequestParts<AppState> for RegisteredModelGuard<L> {
             name,
             id: granted.id,
             level: granted.level,
-            caller,
         })
     }
 }

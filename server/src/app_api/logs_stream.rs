@@ -35,8 +35,9 @@ use tokio::time::Instant;
 
 use super::guard::LogsGuard;
 use super::query::QueryParams;
-use super::stream_caller::{end_event, StreamCaller, RECHECK};
+use super::stream_end::end_event;
 use crate::auth::proof::Proof;
+use crate::auth::stream_caller::{StreamCaller, RECHECK};
 use crate::jobs;
 use crate::logs::follow::Follower;
 use crate::logs::{page, wire};

@@ -6,29 +6,32 @@
 //! answer (no SQL or domain rules here). Every failure is an `ApiError` body: 404
 //! `NOT_FOUND` for unknown ids and routes, 400 `INVALID_PARAMETER`/`BAD_REQUEST` for bad
 //! input.
+//!
+//! Offers the crate [`dialect`], the app API's part of the route table; everything else
+//! (handlers, [`guard`], [`query`], [`stream_end`]) is its own.
 
-pub mod access;
-pub mod artifacts;
-pub mod experiments;
-pub mod guard;
-pub mod jobs;
-pub mod jobs_access;
-pub mod live;
-pub mod logs;
-pub mod logs_download;
-pub mod logs_stream;
-pub mod models_io;
-pub mod node_access;
-pub mod nodes;
-pub mod principals;
-pub mod query;
-pub mod registry;
-pub mod run_page;
-pub mod run_table;
-pub mod runs_csv;
-pub mod series;
-pub mod series_batch;
-pub(crate) mod stream_caller;
+pub(crate) mod access;
+pub(crate) mod artifacts;
+pub(crate) mod experiments;
+pub(crate) mod guard;
+pub(crate) mod jobs;
+pub(crate) mod jobs_access;
+pub(crate) mod live;
+pub(crate) mod logs;
+pub(crate) mod logs_download;
+pub(crate) mod logs_stream;
+pub(crate) mod models_io;
+pub(crate) mod node_access;
+pub(crate) mod nodes;
+pub(crate) mod principals;
+pub(crate) mod query;
+pub(crate) mod registry;
+pub(crate) mod run_page;
+pub(crate) mod run_table;
+pub(crate) mod runs_csv;
+pub(crate) mod series;
+pub(crate) mod series_batch;
+pub(crate) mod stream_end;
 
 use api_types::{JobLevel, Level};
 

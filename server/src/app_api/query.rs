@@ -35,7 +35,8 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 
 impl QueryParams {
     /// Builds from decoded pairs (tests).
-    pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_pairs(pairs: &[(&str, &str)]) -> Self {
         QueryParams(
             pairs
                 .iter()

@@ -110,7 +110,7 @@ pub fn list_groups(conn: &Conn) -> Result<Vec<Group>, Error> {
 }
 
 /// `(group_id, name)` of every group `user_id` belongs to, by name. (An authenticated
-/// request reads the ids with its user: [`super::users::get_user_and_groups`].)
+/// request reads the ids with its user: `super::users::get_user_and_groups`.)
 pub fn groups_of(conn: &Conn, user_id: i64) -> Result<Vec<(i64, String)>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT g.group_id, g.name FROM group_members m JOIN groups g ON g.group_id = m.group_id

@@ -3,21 +3,21 @@
 //! checked before any password is verified:
 //!
 //! - per (username, client address): at most [`MAX_FAILURES`] failed attempts in a sliding
-//!   [`WINDOW`]. An attempt is *reserved* (a row in state 0) before the (slow)
+//!   `WINDOW`. An attempt is *reserved* (a row in state 0) before the (slow)
 //!   verification, in a write transaction, so parallel attempts on any replica cannot all
 //!   slip past the check.
-//! - per username across addresses, a soft back-off: after [`USER_BACKOFF_FAILURES`]
+//! - per username across addresses, a soft back-off: after `USER_BACKOFF_FAILURES`
 //!   failures in the window, addresses that have never signed in as that user are refused;
 //!   an address that has signed in as the user before is never locked out by others'
 //!   failures (so a proxy-wide or distributed attack cannot lock a user out).
-//! - per client address and globally: at most [`ADDR_MAX_FAILURES`] failures per address
-//!   and [`GLOBAL_MAX_FAILURES`] failures in all per [`SPRAY_WINDOW`] (password spraying
+//! - per client address and globally: at most `ADDR_MAX_FAILURES` failures per address
+//!   and `GLOBAL_MAX_FAILURES` failures in all per `SPRAY_WINDOW` (password spraying
 //!   and floods of random usernames); known (username, address) pairs are exempt.
 //!
-//! Storage stays bounded: rows older than [`WINDOW`] are deleted on every reservation, a
-//! reservation whose replica died stops counting after [`PENDING_FOR`], and attempts that
+//! Storage stays bounded: rows older than `WINDOW` are deleted on every reservation, a
+//! reservation whose replica died stops counting after `PENDING_FOR`, and attempts that
 //! get past the budgets are limited by them. Credentials the replica verified before
-//! (the basic-auth cache) are asked [`check`] too, so a lockout holds for them, but
+//! (the basic-auth cache) are asked `check` too, so a lockout holds for them, but
 //! reserve nothing (see `resolve::check_password`).
 
 use std::time::Duration;
@@ -25,7 +25,7 @@ use std::time::Duration;
 use crate::db::{params, Conn};
 use crate::Error;
 
-/// Failed attempts allowed per (username, address) within [`WINDOW`].
+/// Failed attempts allowed per (username, address) within `WINDOW`.
 pub const MAX_FAILURES: i64 = 5;
 /// How long failures are remembered.
 pub(crate) const WINDOW: Duration = Duration::from_secs(5 * 60);

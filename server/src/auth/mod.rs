@@ -1,7 +1,14 @@
 //! Identity: who is calling. The auth middleware resolves a [`Caller`] from a session
 //! cookie, an API token (`Authorization: Bearer`), HTTP basic, or a trusted proxy header,
 //! and stores it in the request's extensions with the credential by reference
-//! ([`proof::Proof`], which open streams check again); handlers take `caller: Caller`.
+//! (`proof::Proof`, which open streams check again); handlers take `caller: Caller`.
+//!
+//! Offers [`Caller`] and [`AuthMethod`], [`AuthSettings`], [`basic_header`], the table
+//! modules ([`users`], [`groups`], [`tokens`], [`node_credentials`]), [`bootstrap`] (the
+//! first admin), [`password`] and [`limiter`]; and to the crate the auth layer
+//! (`middleware`), credential resolution (`resolve`), an open stream's caller
+//! (`stream_caller::StreamCaller`) and the session and token routes. Secrets and their
+//! hashing stay inside.
 
 pub mod bootstrap;
 pub(crate) mod credentials;
@@ -16,6 +23,7 @@ pub(crate) mod secret;
 pub(crate) mod session_routes;
 pub(crate) mod sessions;
 pub(crate) mod settings;
+pub(crate) mod stream_caller;
 pub(crate) mod token_routes;
 pub mod tokens;
 pub mod users;

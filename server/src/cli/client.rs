@@ -16,7 +16,7 @@ const JSON_TIMEOUT: Duration = Duration::from_secs(120);
 /// Where the server is and who calls it; shared by the client commands.
 #[derive(clap::Args, Clone, Debug)]
 pub(crate) struct Remote {
-    /// The runlens server, e.g. https://runlens.example.com or http://10.0.0.1:8080.
+    /// The runlens server, e.g. `https://runlens.example.com` or `http://10.0.0.1:8080`.
     #[arg(
         long,
         env = "RUNLENS_SERVER",

@@ -56,7 +56,7 @@ pub(crate) struct LogsArgs {
     /// Keep printing new lines as they arrive, until the job run ends.
     #[arg(long, conflicts_with = "download_to")]
     follow: bool,
-    /// Write the matching lines to DIR/<node>.log, one file per node.
+    /// Write the matching lines to `DIR/<node>.log`, one file per node.
     #[arg(long, value_name = "DIR")]
     download_to: Option<PathBuf>,
 }

@@ -1,4 +1,5 @@
-//! Command-line parsing and dispatch.
+//! Command-line parsing and dispatch: [`Cli`] (every subcommand and its flags) and [`run`];
+//! each subcommand lives in its own file, the client commands over [`client`].
 
 mod admin;
 mod client;

@@ -64,7 +64,7 @@ pub(crate) struct ServeArgs {
     /// agents served over https with a private CA.
     #[arg(long, env = net::CA_CERT_ENV, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
-    /// Origin allowed to frame /embed/ pages, e.g. https://notebooks.example.com.
+    /// Origin allowed to frame `/embed/` pages, e.g. `https://notebooks.example.com`.
     #[arg(long, env = "RUNLENS_EMBED_ORIGIN")]
     embed_origin: Option<String>,
     /// Seconds a client has to send a request's headers (also how long an idle keep-alive

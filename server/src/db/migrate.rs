@@ -2,7 +2,7 @@
 //! keeps, the store's (`crate::store::SCHEMA`) and the logs' (`crate::logs::store::SCHEMA`).
 //! A [`MigrationSet`] lists a database's migrations ([`Migration`]: a numbered step, one
 //! SQL text per engine) and names the table that records the versions applied to a
-//! database. [`run`] runs at every start, before the connection pool opens, and applies
+//! database. `run` runs at every start, before the connection pool opens, and applies
 //! what is missing in one transaction.
 //!
 //! A database made before migrations existed (runlens 0.1.0's `runlens.db`) has the tables
@@ -26,7 +26,7 @@ pub(crate) type DataStep = fn(&Conn) -> Result<u64, Error>;
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {
     /// Its number, from 1, ascending. (Numbers are taken per change in flight, so one may
-    /// be missing until its change lands; [`run`] applies every unrecorded one.)
+    /// be missing until its change lands; `run` applies every unrecorded one.)
     pub version: i64,
     /// Its name (the file name without number and extension).
     pub name: &'static str,

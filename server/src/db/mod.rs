@@ -1,23 +1,23 @@
 //! The database layer, the one module that knows which engine is underneath: the
-//! connection every store-side function takes ([`Conn`]), its statements ([`Stmt`]), rows
-//! ([`Row`]), parameters ([`Params`], [`params!`]), values ([`Value`], [`ToValue`],
-//! [`FromValue`]), transactions ([`Transaction`]), errors ([`DbError`]) and pools
-//! ([`Pool`]). The API has rusqlite's shape (`prepare_cached`, `query_row`, `query_map`,
+//! connection every store-side function takes ([`Conn`]), its statements (`Stmt`), rows
+//! (`Row`), parameters (`Params`, [`params!`]), values ([`Value`], [`ToValue`],
+//! `FromValue`), transactions (`Transaction`), errors (`DbError`) and pools
+//! (`Pool`). The API has rusqlite's shape (`prepare_cached`, `query_row`, `query_map`,
 //! `optional()`), so each statement keeps one SQL text, but no type of a driver crosses
 //! it: the rest of the crate names only these types.
 //!
 //! Two engines ([`Engine`]) sit behind the same calls:
-//! - embedded SQLite ([`sqlite`]: the pool's connection manager, and what both SQLite
+//! - embedded SQLite (`sqlite`: the pool's connection manager, and what both SQLite
 //!   files, `runlens.db` and `logs.db`, share: the busy timeout, switching to WAL, a pool
 //!   opened over a prepared file); its connection is reachable only through
-//!   [`Conn::sqlite`], for SQLite's own settings (`PRAGMA`s, the busy timeout);
+//!   `Conn::sqlite`, for SQLite's own settings (`PRAGMA`s, the busy timeout);
 //! - PostgreSQL ([`pg`], and its notifications in `pg::notify`): `?N` placeholders are
 //!   translated and values coerced to the inferred parameter types.
 //!
-//! The few SQL constructs that differ between the engines are named in [`sql`]; the
+//! The few SQL constructs that differ between the engines are named in `sql`; the
 //! schema migrations of every database runlens keeps run through [`migrate`]; every
 //! writer of the server (the store's, the log store's) commits in groups through
-//! [`group_write`].
+//! `group_write`.
 //!
 //! Nothing else in the crate is imported here but the crate's error type (`crate::Error`,
 //! which the SQLite helpers and the migrations answer with) and its clock (`util::now_ms`,
@@ -178,8 +178,8 @@ impl Conn {
         }
     }
 
-    /// The first row of one statement, decoded by `f`; [`DbError::is_no_rows`] when there
-    /// is none (see [`OptionalExtension::optional`]).
+    /// The first row of one statement, decoded by `f`; `DbError::is_no_rows` when there
+    /// is none (see `OptionalExtension::optional`).
     pub fn query_row<T, P, F>(&self, sql: &str, params: P, f: F) -> Result<T>
     where
         P: Params,

@@ -49,7 +49,7 @@ impl<'a> ValueRef<'a> {
     }
 }
 
-/// An owned value, for parameter lists built at run time (`Vec<Value>` is [`super::Params`]).
+/// An owned value, for parameter lists built at run time (`Vec<Value>` is `super::Params`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     /// SQL NULL.

@@ -155,7 +155,7 @@ impl Drop for LiveDemo {
     }
 }
 
-/// Logs the live run once a [`TICK`] while the server runs (`runlens serve --demo` spawns
+/// Logs the live run once a `TICK` while the server runs (`runlens serve --demo` spawns
 /// it; it ends when the runtime drops it, marking the run in progress KILLED).
 pub async fn live_runs(store: Store, bus: LiveBus) {
     let mut demo = LiveDemo::new(store.clone());

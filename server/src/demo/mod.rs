@@ -5,6 +5,10 @@
 //! Values come from a fixed seed; times are relative to the moment of loading. While
 //! `runlens serve --demo` serves, a live run keeps logging and the running fine-tuning run
 //! keeps training ([`live_runs`]).
+//!
+//! Offers [`load`] (the data), [`load_artifacts`], [`register_nodes`] (the two simulated
+//! agents), [`live_runs`] / [`LiveDemo`] (the runs that keep logging) and
+//! [`sign_in_hint`]; the curves and people are its own.
 
 mod artifacts;
 mod curves;

@@ -8,6 +8,12 @@
 //! shared paths, administrators). The questions answered here are the same for every kind:
 //! the best level a caller holds, who holds a level (who can grant), which resources a
 //! caller may see (a SQL condition), and writing and revoking grants.
+//!
+//! Offers [`Kind`] and its four kinds ([`EXPERIMENT`], [`JOB`], [`REGISTERED_MODEL`],
+//! [`NODE`]), the level held ([`held`], [`level_of`]), the list filters ([`granted_sql`],
+//! [`blocked_sql`], [`granted_ids`]), the writers ([`set`], [`set_by_id`], [`revoke`],
+//! [`delete_user`]) and the readers ([`list`], [`holders`], [`users_holding`]); the
+//! tables' SQL stays inside.
 
 #[cfg(test)]
 mod tests;
@@ -253,17 +259,6 @@ pub(crate) fn revoke(
         ))?
         .execute(params![id, kind_str(principal.kind), pid])?;
     Ok(n > 0)
-}
-
-/// Removes every grant on `id` (the resource is being deleted and has no foreign key to
-/// cascade).
-pub fn delete_all(conn: &Conn, kind: Kind, id: &dyn ToValue) -> Result<(), Error> {
-    conn.prepare_cached(&format!(
-        "DELETE FROM {} WHERE {} = ?1",
-        kind.table, kind.id_col
-    ))?
-    .execute(params![id])?;
-    Ok(())
 }
 
 /// Removes every grant of `kind` held by user `user_id` (the account is being deleted;

@@ -3,7 +3,7 @@
 //! (`CAN_VIEW < CAN_MANAGE_RUN < CAN_MANAGE`, plus `IS_OWNER` for its creator; admins act
 //! as owners; group grants count for their members). A job run is one submission of it, in
 //! one experiment; its attempts are its tries, each one MLflow run created here. Log lines
-//! are keyed by [`AttemptRef::attempt_id`] in the log store ([`crate::logs`]).
+//! are keyed by `AttemptRef::attempt_id` in the log store ([`crate::logs`]).
 //!
 //! The app API's handlers (`app_api::jobs`) and guards (`app_api::guard`) call these typed
 //! functions; no SQL over the job tables lives anywhere else.

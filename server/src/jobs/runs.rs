@@ -49,7 +49,7 @@ fn check_node(node: &str) -> Result<(), Error> {
 
 /// Submits a job run (status QUEUED, no attempt yet); returns its id. The caller needs
 /// CAN_EDIT on the experiment, which must be active; nodes must be valid node names, at
-/// most [`MAX_NODES`], without repeats; at most [`MAX_RETRIES`] retries.
+/// most `MAX_NODES`, without repeats; at most `MAX_RETRIES` retries.
 pub fn create_job_run(conn: &Conn, caller: &Caller, new: &NewJobRun) -> Result<i64, Error> {
     if new.max_retries > MAX_RETRIES {
         return Err(Error::InvalidParameter(format!(

@@ -1,19 +1,24 @@
 //! The live bus: what the MLflow write endpoints commit (metric points, run status, name and
 //! lifecycle changes), published to the open live streams of experiment pages
-//! (`GET /api/v1/experiments/{id}/live`, see `app_api::live`), in this process and, on
-//! PostgreSQL, in every other replica ([`LiveBus::for_store`]): a topic of
-//! [`crate::bus`] on the notification channel [`CHANNEL`]. An event too large for a
+//! (`GET /api/v1/experiments/{id}/live`, one `feed::Feed` each), in this process and, on
+//! PostgreSQL, in every other replica (`LiveBus::for_store`): a topic of
+//! `crate::bus` on the notification channel `CHANNEL`. An event too large for a
 //! notification goes to the other replicas as a [`LiveEvent::Resync`] of its experiment;
 //! a reconnect of the listening session is a resync of every experiment.
 //!
 //! Publishing never waits, each event is shared (one allocation for every stream), and a
-//! stream that falls more than [`CAPACITY`] events behind is told so (it then asks its
+//! stream that falls more than `CAPACITY` events behind is told so (it then asks its
 //! page to refetch). Writers build events only while a stream may listen
-//! ([`LiveBus::listening`]), so a lone server nobody watches pays nothing; with other
+//! (`LiveBus::listening`), so a lone server nobody watches pays nothing; with other
 //! replicas, a stream may be open on any of them. Events describe committed writes:
 //! handlers publish after the commit.
+//!
+//! Offers [`LiveBus`] and [`LiveEvent`]; to the crate `BatchWatch` (a log call's events,
+//! built in the write's transaction) and `feed::Feed` (one page's merged updates, which
+//! the app API's stream renders). The bus's transport is `crate::bus`'s.
 
 mod events;
+pub(crate) mod feed;
 
 use std::sync::Arc;
 

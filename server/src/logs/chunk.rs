@@ -165,7 +165,7 @@ impl Grams {
 }
 
 /// A decompressed chunk: columns, and the text region they index. One value is reused
-/// from chunk to chunk ([`Decoded::read`]) so that scans allocate nothing per chunk.
+/// from chunk to chunk (`Decoded::read`) so that scans allocate nothing per chunk.
 #[derive(Debug, Clone, Default)]
 pub struct Decoded {
     /// Sequence number of line 0.

@@ -2,7 +2,7 @@
 //!
 //! Recognised forms (ANSI colour codes are skipped for parsing, never removed from the text):
 //! - glog / absl: `I0101 12:00:00.123456 1234 file.cc:12] msg` (`I`/`W`/`E`/`F`).
-//! - A level word, uppercase, standing alone in the line's first [`HEAD`] bytes: Python
+//! - A level word, uppercase, standing alone in the line's first `HEAD` bytes: Python
 //!   logging (`2024-01-01 12:00:00,123 - name - INFO - msg`, `WARNING:root:msg`), loguru
 //!   (`| INFO |`), NCCL (`NCCL INFO ...`), Go/Java loggers (`12:00:00 WARN msg`).
 //! - Any case inside brackets: `[info]`, `[Warn]`, `[ERROR]`.

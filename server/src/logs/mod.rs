@@ -38,7 +38,7 @@
 //!   of a line key, so paging has no gaps or duplicates in either direction.
 //! - **Search.** Case-insensitive (ASCII) substring. Chunks are ruled out first by their
 //!   summary (node, level bitmask, time bounds, in SQL) and, for a text of 3 bytes or
-//!   more, by a trigram summary stored beside each chunk ([`chunk::Grams`]: a one-hash
+//!   more, by a trigram summary stored beside each chunk (`chunk::Grams`: a one-hash
 //!   Bloom filter of 64 B to 2 KiB, about 1/32 of the text): a rare phrase decompresses
 //!   only the chunks that may hold it. The chunks left are decompressed and scanned whole
 //!   with `memchr::memmem` over the lowercased text region; while a search finds nothing
@@ -48,15 +48,15 @@
 //!   case is a phrase absent from the run whose every trigram is common: every chunk is
 //!   decompressed (see `examples/logs_bench.rs`).
 //! - **Live follow.** Chunk ids grow in commit order (`AUTOINCREMENT`, one writer), so a
-//!   follower resumes from the last chunk id it saw ([`query::follow`]) and sees every later
+//!   follower resumes from the last chunk id it saw (`query::follow`) and sees every later
 //!   arrival, including gap fills with older timestamps. Each commit that stored lines is
-//!   announced, once committed, on a topic of [`crate::bus`] ([`Committed`]), which wakes
+//!   announced, once committed, on a topic of `crate::bus` (`Committed`), which wakes
 //!   the followers of this process and, on PostgreSQL, of every replica
-//!   ([`LogStore::subscribe`]); they also poll, for writers in other processes (the CLI)
+//!   (`LogStore::subscribe`); they also poll, for writers in other processes (the CLI)
 //!   and for wake-ups lost on the way.
 //! - **Retention.** [`store::purge_older_than`] deletes whole chunks whose newest line is
 //!   older than the cut and records per job run the newest purged timestamp
-//!   ([`store::expired_through`]) so the UI can say "logs before ... expired";
+//!   (`store::expired_through`) so the UI can say "logs before ... expired";
 //!   [`retention::run`] does it hourly in the server.
 //! - **Wire.** [`wire`] converts between these types and `api_types::logs`, and formats a
 //!   line as downloads and the CLI print it.
@@ -259,7 +259,7 @@ impl LogStore {
 
     /// The log tables in the store's PostgreSQL database (already migrated with
     /// `store::SCHEMA`), over the store's pool. Followers here are woken by the ingests
-    /// of every replica: each commit is announced on [`CHANNEL`] (returns once listening).
+    /// of every replica: each commit is announced on `CHANNEL` (returns once listening).
     pub fn over_postgres(pool: crate::db::pg::PgPool) -> Self {
         let commits = Topic::shared(&pool, CHANNEL, WAKEUPS);
         Self::with(crate::db::Pool::Pg(pool), commits)
@@ -323,7 +323,7 @@ impl LogStore {
     /// commit is under way are stored together, in arrival order, in one transaction (one
     /// disk sync), each in a savepoint of its own, and each sender gets its own ack; an
     /// invalid batch is refused before it joins a group. A commit that stored lines then
-    /// wakes the live followers ([`LogStore::subscribe`]).
+    /// wakes the live followers (`LogStore::subscribe`).
     pub fn ingest(&self, batch: Batch) -> Result<Ack, Error> {
         store::validate(&batch)?;
         let pool = self.pool.clone();

@@ -1,6 +1,6 @@
 //! Retention: the server purges log lines older than `--log-retention-days` (default 60)
 //! once at start and then every hour, and logs what it removed. Purged job runs remember
-//! the newest purged timestamp ([`super::store::expired_through`]), so readers are told
+//! the newest purged timestamp (`super::store::expired_through`), so readers are told
 //! that older lines expired.
 //!
 //! Replicas on one PostgreSQL database purge once between them: each purge claims its cut

@@ -35,7 +35,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
 }];
 
 /// The logs database's migrations and their bookkeeping table, for
-/// [`crate::db::migrate::run`].
+/// `crate::db::migrate::run`.
 pub const SCHEMA: MigrationSet = MigrationSet {
     what: "logs database",
     step: "logs migration",

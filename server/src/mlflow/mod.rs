@@ -1,5 +1,9 @@
 //! The MLflow tracking REST dialect (`/api/2.0/mlflow/...`, mirrored under `/ajax-api/`):
 //! MLflow's paths, JSON shapes, error codes and limits over the `tracking` domain.
+//!
+//! Offers the crate its route tables, [`dialect`] and [`dialect_v3`] (each endpoint with
+//! its [`Policy`] and body limit), and `MlflowError`'s rendering; the handlers, the
+//! request decoding ([`request`]) and MLflow's wire shapes stay inside.
 
 mod artifacts_list;
 mod experiments;

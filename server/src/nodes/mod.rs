@@ -3,18 +3,18 @@
 //!
 //! # Design
 //!
-//! - **Registry** ([`registry`], the `nodes` table of migration 0002). An agent registers
+//! - **Registry** (`registry`, the `nodes` table of migration 0002). An agent registers
 //!   itself (`PUT /api/v1/nodes/{name}` with its node credential, then heartbeats the same
 //!   way); an admin can also add an agent's URL by hand (a *static* node; the demo does this
-//!   through [`registry::upsert`]). The row keeps the agent's URL and the bearer token the
+//!   through `registry::upsert`). The row keeps the agent's URL and the bearer token the
 //!   agent requires; that token is sent only to the agent, never returned by an endpoint,
-//!   never logged ([`registry::AgentToken`] prints as `<redacted>`).
+//!   never logged (`registry::AgentToken` prints as `<redacted>`).
 //! - **Node credentials** ([`crate::auth::node_credentials`], migration 0014). An administrator makes one per
 //!   node (`runlens node-credential create NODE`, or `POST /api/v1/node-credentials`); it
 //!   registers and heartbeats that node and nothing else (the auth layer refuses it on every
 //!   other route with 403), so no node holds a user's token.
 //! - **Visibility** ([`visibility`]). Nodes are shared things with grants (`node_grants`,
-//!   through [`crate::grants`]): a user may watch a node if they are an admin, or if the node
+//!   through `crate::grants`): a user may watch a node if they are an admin, or if the node
 //!   is granted to them or one of their groups. A run's `runlens.nodes` tag
 //!   ([`api_types::nodes::RUN_NODES_TAG`]) only says which nodes its page shows; it gives no
 //!   access. A node the caller may not watch answers exactly like one that does not exist
@@ -30,7 +30,7 @@
 //!   slow or dead agent never holds up the others; it is reported `unreachable` with the
 //!   reason, when it was last seen, and its last snapshot.
 //! - **History.** Per node the poller keeps a ring of up to 2 h of samples (at most
-//!   [`poller::MAX_SAMPLES`], 2 h at a 1 s interval, and [`poller::MAX_HISTORY_BYTES`]).
+//!   `poller::MAX_SAMPLES`, 2 h at a 1 s interval, and [`poller::MAX_HISTORY_BYTES`]).
 //!   Each refresh asks the agent for `since=<newest sample held>` (2 h back when the ring
 //!   is empty, less after a back-fill too large to read), so the gap while nobody
 //!   watched is back-filled from the agent's own ring. A viewer's `since` is answered from
@@ -40,6 +40,9 @@
 //!   `HMAC-SHA256(secret, "<nodes>\n<exp>")` with a 32-byte secret kept in the `meta`
 //!   table (so replicas share it); `GET /api/v1/embed/gpus` is a public route whose
 //!   signature is the credential (checked in constant time, then the expiry).
+//!
+//! Offers [`NodeService`] (watched and embedded nodes' samples, embed links, removal),
+//! [`embed`], [`poller`] and [`visibility`]; to the crate `registry` and `names`.
 
 pub mod embed;
 pub(crate) mod names;

@@ -27,9 +27,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
 /// the 2 h that a first call asks for are about 1.8 MB at the agent's default 10 s
 /// interval (3.5 MB with 16 GPUs): 8 MiB holds that with room. At 1 s intervals 2 h of
 /// 8 GPUs are about 18 MB: such a back-fill is refused, and the next calls ask for half
-/// as long each time until it fits (see [`MIN_BACKFILL_MS`]).
+/// as long each time until it fits (see `MIN_BACKFILL_MS`).
 pub const MAX_ANSWER_BYTES: usize = 8 << 20;
-/// Most bytes of samples (counted as JSON) kept per node, beside [`MAX_SAMPLES`]: 2 h of
+/// Most bytes of samples (counted as JSON) kept per node, beside `MAX_SAMPLES`: 2 h of
 /// an 8-GPU node at 1 s (about 18 MB) with room; the oldest go first. This is also the
 /// most history one answer of the server holds for a node.
 pub const MAX_HISTORY_BYTES: usize = 24 << 20;

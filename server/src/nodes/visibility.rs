@@ -1,5 +1,5 @@
 //! Who may watch which node: administrators every node; everyone else the nodes granted to
-//! them or one of their groups (`node_grants`, through [`crate::grants`]). Nothing a user can
+//! them or one of their groups (`node_grants`, through `crate::grants`). Nothing a user can
 //! write (a run's `runlens.nodes` tag, a job run's node list, a run name) adds to that.
 
 use std::collections::HashSet;

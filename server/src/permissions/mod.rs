@@ -1,5 +1,12 @@
 //! Who may do what to which experiment: levels, path rules, explicit grants, and the checks
 //! every route goes through.
+//!
+//! Offers the checks `require_experiment` / `require_run` (404 for unknown ids, 403 below
+//! the level), the create and rename rules, the SQL filter of lists (`readable_sql`), an
+//! experiment's grants ([`set_grant`], [`revoke_grant`], and their listing), a user as a
+//! caller ([`caller_for`]) and [`DEFAULT_EXPERIMENT`]. The path rules and the effective
+//! level's computation (`rules`, `levels`) are its own; grant rows go through
+//! `crate::grants`.
 
 mod access;
 mod check;

@@ -1,5 +1,5 @@
 //! Who may do what to a registered model: its explicit grants to users and groups
-//! (READ / EDIT / MANAGE as `Level`, NO_PERMISSIONS as level 0, through [`crate::grants`]),
+//! (READ / EDIT / MANAGE as `Level`, NO_PERMISSIONS as level 0, through `crate::grants`),
 //! the creator's MANAGE, and administrators, who manage every model. Nothing else gives
 //! access: a model nobody shared is its creator's (and the admins') alone.
 

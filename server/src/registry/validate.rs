@@ -3,8 +3,6 @@
 use crate::tracking::validation::{invalid_value, validate_key};
 use crate::Error;
 
-/// Longest registered-model or model-version tag key.
-pub const MAX_TAG_KEY_LENGTH: usize = 250;
 /// Longest registered-model or model-version tag value.
 pub(crate) const MAX_TAG_VALUE_LENGTH: usize = 100_000;
 /// Longest alias.
@@ -13,8 +11,6 @@ pub(crate) const MAX_ALIAS_LENGTH: usize = 255;
 pub(crate) const MAX_NAME_LENGTH: usize = 256;
 /// Longest description (MLflow's column).
 pub(crate) const MAX_DESCRIPTION_LENGTH: usize = 5000;
-/// Longest model-version source (MLflow's column).
-pub const MAX_SOURCE_LENGTH: usize = 500;
 
 fn missing(field: &str) -> Error {
     Error::InvalidParameter(format!("Missing value for required parameter '{field}'."))

@@ -7,7 +7,7 @@
 //! their typed functions, and the connection types are `crate::db`'s.
 //!
 //! Also here: [`copy`] (`runlens migrate-store`, an embedded data dir copied into
-//! PostgreSQL), [`meta`] (the store's own key/value facts) and `repack` (migration 9's data
+//! PostgreSQL), `meta` (the store's own key/value facts) and `repack` (migration 9's data
 //! step).
 
 pub mod copy;

@@ -31,14 +31,9 @@ impl ColumnKind {
     }
 }
 
-/// PostgreSQL: the lock under which new column keys are inserted (see [`note_key`]); a
+/// PostgreSQL: the lock under which new column keys are inserted (see [`note_keys`]); a
 /// key space of its own ("rlco" in ASCII).
 const NEW_KEYS_LOCK: &str = "SELECT pg_advisory_xact_lock(1919705967, 0)";
-
-/// Records `key` as a column of run `run_id`'s experiment (nothing when it is already one).
-pub fn note_key(conn: &Conn, run_id: &str, kind: ColumnKind, key: &str) -> Result<(), Error> {
-    note_keys(conn, run_id, kind, &[key])
-}
 
 /// Records `keys` as columns of run `run_id`'s experiment (those that are not already), with
 /// one statement to look and at most one to insert, whatever their number.

@@ -1,5 +1,5 @@
 //! Logging into a run (MLflow's log-batch and the single-item calls): params (write-once),
-//! tags (upsert, through [`super::tags`]) and metric points (de-duplicated, latest value
+//! tags (upsert, through `super::tags`) and metric points (de-duplicated, latest value
 //! maintained), all inside the caller's transaction so one request is one commit.
 
 use std::collections::HashMap;
@@ -25,7 +25,7 @@ pub struct Batch {
     pub tags: Vec<(String, String)>,
 }
 
-/// What a logged batch leaves for its live event ([`crate::live::BatchWatch`]), so that
+/// What a logged batch leaves for its live event (`crate::live::BatchWatch`), so that
 /// the event needs no reads of its own (each a round trip on PostgreSQL).
 #[derive(Debug, Clone)]
 pub struct Logged {

@@ -2,8 +2,13 @@
 //! as queries against the store. Both API dialects and the demo call into here; no SQL
 //! over these tables lives anywhere else. The app API's read models (pages' summaries, the
 //! runs table, chart series) are here too, next to the tables they read.
+//!
+//! Offers the transaction wrappers [`write()`] and `read`, the public [`experiments`],
+//! [`history`], [`log_batch`], [`model`] and [`series`], and to the crate `runs`,
+//! `search`, `tags`, `run_table`, `runs_csv`, `overview` and MLflow's `validation`
+//! limits; the column keys (`columns`), the filter grammar and page tokens stay inside.
 
-pub mod columns;
+pub(crate) mod columns;
 pub mod experiments;
 pub(crate) mod filter;
 pub mod history;

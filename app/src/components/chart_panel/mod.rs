@@ -1,7 +1,7 @@
-//! One metric chart: [`series`] fetches the M4-reduced series for the canvas' width and
+//! One metric chart: `series` fetches the M4-reduced series for the canvas' width and
 //! the zoomed range (through the experiment's batched series endpoint, with one run),
-//! [`render`] draws it as a one-line [`charts::MultiChart`](crate::charts::MultiChart),
-//! [`pointer`] handles hover (tooltip), drag to zoom and [`overlays`] show the state;
+//! `render` draws it as a one-line [`charts::MultiChart`](crate::charts::MultiChart),
+//! `pointer` handles hover (tooltip), drag to zoom and `overlays` show the state;
 //! double-click resets the zoom. A live run's new points come through [`LiveSeries`].
 
 mod hover;

@@ -1,5 +1,5 @@
 //! The GPU resources panel: per node a card with each GPU's current values and 2 h of
-//! history charts, polled every `poll` seconds ([`polling`]), paused after `idle` seconds
+//! history charts, polled every `poll` seconds (`polling`), paused after `idle` seconds
 //! without input or while the tab is hidden, with Refresh, Resume (back-fills the pause)
 //! and "Copy embed link". Used by `/gpus`, `/embed/gpus` and the run page's side panel.
 

@@ -1,5 +1,5 @@
 //! `/models`: the registered models the caller may read, searchable by name (`?q=`), with
-//! their latest version and aliases; `/models/:name` ([`detail`]) lists the versions.
+//! their latest version and aliases; `/models/:name` (`detail`) lists the versions.
 
 mod detail;
 mod edit;

@@ -1,9 +1,9 @@
 //! `/runs/:id`: breadcrumb, run name and status, and the tabs of [`RunTab`] (`?tab=metrics`;
-//! an unknown tab shows a not-found; chart options are in the URL too, see [`metrics`]).
+//! an unknown tab shows a not-found; chart options are in the URL too, see `metrics`).
 //! A run tagged `runlens.nodes` has a "GPUs" button opening the GPU panel of those nodes
 //! beside the tabs (`?gpus=1` keeps it open in a shared link; `?poll=&idle=` as on `/gpus`).
-//! A run produced by a job shows the job above the tabs ([`job_header`]) and its output
-//! in the Logs tab ([`logs`]). Its files are in the Artifacts tab ([`artifacts`]).
+//! A run produced by a job shows the job above the tabs (`job_header`) and its output
+//! in the Logs tab (`logs`). Its files are in the Artifacts tab ([`artifacts`]).
 
 pub mod artifacts;
 mod gpus;

@@ -1,6 +1,6 @@
 //! The run's Artifacts tab (`?tab=artifacts&file=<path>`): a lazy file tree with sizes,
-//! downloads and zips of folders ([`tree`]), and a preview of the selected file
-//! ([`preview`]): text paged, JSON coloured, CSV as a grid, images, the `MLmodel` summary.
+//! downloads and zips of folders (`tree`), and a preview of the selected file
+//! (`preview`): text paged, JSON coloured, CSV as a grid, images, the `MLmodel` summary.
 //! [`ArtifactBrowser`] serves the logged model page too.
 
 mod browser;

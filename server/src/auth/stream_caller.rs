@@ -2,16 +2,15 @@
 //! goes: every [`RECHECK`], in one pooled call, that the credential it was opened with
 //! still lets a new request in ([`recheck`]: token not revoked, session not ended,
 //! password unchanged, account enabled) and that the stream's own access rule still allows
-//! that caller (grants, groups, admin flag). A stream whose credential no longer holds ends
-//! with [`end_event`], so the app signs the user out instead of reconnecting.
+//! that caller (grants, groups, admin flag). A credential that no longer holds fails the
+//! check with `Error::Unauthenticated`; the stream then ends (the app API tells the page
+//! so before it does).
 
 use std::time::Duration;
 
-use axum::response::sse::Event;
-
-use crate::auth::proof::Proof;
-use crate::auth::resolve::recheck;
-use crate::auth::Caller;
+use super::proof::Proof;
+use super::resolve::recheck;
+use super::Caller;
 use crate::db::Conn;
 use crate::{Error, Store};
 
@@ -50,16 +49,4 @@ impl StreamCaller {
             })
             .await
     }
-}
-
-/// The last event of a stream whose check failed with `e`: for a credential that no longer
-/// holds, `event: unauthenticated` with the `ApiError` as data (the app then signs the user
-/// out; a browser would otherwise reconnect and get a 401 it cannot read); `None` for
-/// other failures (the stream just ends; the client's reconnect gets the refusal).
-pub(crate) fn end_event(e: &Error) -> Option<Event> {
-    let Error::Unauthenticated(_) = e else {
-        return None;
-    };
-    let data = serde_json::to_string(&e.api_error()).ok()?;
-    Some(Event::default().event("unauthenticated").data(data))
 }

@@ -1,32 +1,28 @@
-//! Unit tests of one live stream's merging and bounds, over the bus alone.
+//! Unit tests of one live feed's merging and bounds, over the bus alone.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use api_types::workspace::{LivePoints, RunChange};
 use api_types::{LatestMetric, SeriesPoint, F64};
-use tokio::time::Instant;
 
-use super::{Feed, Out, Pending, StreamCaller, MAX_PENDING, RECHECK};
+use super::{Feed, Out, MAX_PENDING};
 use crate::auth::proof::Proof;
+use crate::auth::stream_caller::StreamCaller;
 use crate::live::{LiveBus, LiveEvent, CAPACITY};
 use crate::Store;
 
 fn feed(bus: &LiveBus, store: &Store, streamed: &[&str]) -> Feed {
-    Feed {
-        experiment_id: 1,
-        caller: StreamCaller::new(store, Proof::proxy(1)),
-        rx: bus.subscribe(),
-        closing: store.logs().closing(),
-        streamed: streamed
+    Feed::open(
+        bus,
+        store,
+        1,
+        StreamCaller::new(store, Proof::proxy(1)),
+        streamed
             .iter()
             .map(|s| s.to_string())
             .collect::<HashSet<_>>(),
-        pending: Pending::default(),
-        recheck: Instant::now() + RECHECK,
-        last_sent: None,
-        ended: false,
-    }
+    )
 }
 
 fn points(experiment_id: i64, run: &str, steps: std::ops::Range<i64>) -> LiveEvent {
