@@ -21,8 +21,8 @@ pub(crate) const MAX_PATH_BYTES: usize = 1024;
 
 /// A validated path relative to the artifact root, `/`-separated: no `..`, `.` or empty
 /// segment, not absolute, no NUL, backslash or control character, never under
-/// [`UPLOADS_DIR`], no segment over [`MAX_SEGMENT_BYTES`] and at most [`MAX_PATH_BYTES`]
-/// in all. The empty path is the root itself ([`ArtifactPath::root`]).
+/// `UPLOADS_DIR`, no segment over `MAX_SEGMENT_BYTES` and at most `MAX_PATH_BYTES`
+/// in all. The empty path is the root itself (`ArtifactPath::root`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ArtifactPath(String);
 
@@ -31,7 +31,7 @@ fn invalid() -> Error {
     Error::InvalidParameter("Invalid path".into())
 }
 
-/// A path over [`MAX_PATH_BYTES`] (which the storage could not hold: a 400, not its 500).
+/// A path over `MAX_PATH_BYTES` (which the storage could not hold: a 400, not its 500).
 fn too_long(len: usize) -> Error {
     Error::InvalidParameter(format!(
         "Invalid path: it is {len} bytes long, over the limit of {MAX_PATH_BYTES} bytes"

@@ -3,8 +3,8 @@
 //! runtime of the store's own; a call blocks its thread on the client's answer (a
 //! channel), never on that runtime, so it is safe from `spawn_blocking` threads and from
 //! inside a `#[tokio::test]` alike. One SQL text serves both engines: `?N` and bare `?`
-//! become `$N` ([`translate`]), and values are coerced to the parameter types PostgreSQL
-//! inferred ([`bind`]) and read back from the column types ([`value_at`]).
+//! become `$N` (`translate`), and values are coerced to the parameter types PostgreSQL
+//! inferred (`bind`) and read back from the column types (`value_at`).
 
 use std::future::Future;
 use std::sync::Arc;

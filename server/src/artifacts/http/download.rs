@@ -1,9 +1,9 @@
 //! Serving an artifact's bytes safely: the content type MLflow guesses, `Range` (206/416),
 //! `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so an
 //! uploaded SVG or HTML never runs script in runlens' origin. The security-header layer
-//! sets the app's CSP on every response; [`apply_sandbox`] (a layer outside it) puts the
-//! sandbox policy back on responses marked [`Sandboxed`]. Downloads are marked [`Raw`] so
-//! the compression layer leaves them alone ([`CompressUnlessRaw`]).
+//! sets the app's CSP on every response; `apply_sandbox` (a layer outside it) puts the
+//! sandbox policy back on responses marked `Sandboxed`. Downloads are marked `Raw` so
+//! the compression layer leaves them alone (`CompressUnlessRaw`).
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};

@@ -2,7 +2,7 @@
 //! descriptors instead of seeks). The archive is made a block at a time, only when the
 //! response asks for the next one: the files' bytes are read from the store without
 //! blocking, and each block's compression is one short step on the blocking pool
-//! ([`Steps`]). Between blocks nothing waits: a client that reads slowly or not at all
+//! (`Steps`). Between blocks nothing waits: a client that reads slowly or not at all
 //! holds no thread, only the paused writer (its compressor's state and at most one block);
 //! memory stays bounded whatever the folder's size, and a client that goes away drops it.
 
