@@ -1,4 +1,4 @@
-// Seeding for the issue 10 specs: runs seed_artifacts.py (the stock mlflow client, as alice)
+// Seeding for the artifact specs: runs seed_artifacts.py (the stock mlflow client, as alice)
 // against the shared server, once per experiment name. See that script for what it logs.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The compare view (issue 9): three runs selected through the URL (`sel=`, with colours
+// The compare view: three runs selected through the URL (`sel=`, with colours
 // picked in `color=`) are diffed side by side, "Only differing rows" hides the equal rows,
 // the parallel-coordinates canvas draws one line per run in its colour, and the scatter
 // draws one point per run whose hover names the run. Uses alice's seeded e2e-share

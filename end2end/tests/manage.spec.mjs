@@ -1,4 +1,4 @@
-// Run and experiment management (issue 9), for alice who may edit her experiment: rename a
+// Run and experiment management, for alice who may edit her experiment: rename a
 // run in place, a Markdown description that renders (bold) but never runs HTML from it
 // (an `<img onerror>` shows as text and sets no flag), add / edit / delete tags with the
 // `mlflow.*` system tags apart and read-only, delete a run (confirmed) and restore it from

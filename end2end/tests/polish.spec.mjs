@@ -1,4 +1,4 @@
-// Compatibility and polish (issue 9): MLflow's hash links open the same view, a signed-in
+// Compatibility and polish: MLflow's hash links open the same view, a signed-in
 // user skips /signin, view changes are history entries (Back undoes a sort), the pages
 // fit a 390-px phone, experiments can be created, and a run that is logging updates its
 // run page live.

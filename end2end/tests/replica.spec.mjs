@@ -1,5 +1,5 @@
-// Two replicas on one PostgreSQL database behind a load balancer without sticky sessions
-// (issue 11). The spec starts its own two `runlens serve --database-url` and a TCP load
+// Two replicas on one PostgreSQL database behind a load balancer without sticky sessions.
+// The spec starts its own two `runlens serve --database-url` and a TCP load
 // balancer in front of them that hands each new connection to the next live replica. The
 // browser signs in (on whichever replica) and goes on across both; a chart and the Logs tab
 // follow what is logged straight to replica A, while the page's streams may be on B; then A

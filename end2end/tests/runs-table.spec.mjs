@@ -1,4 +1,4 @@
-// The runs table people work in (issue 9): selection and colours in the URL, a sticky Run
+// The runs table people work in: selection and colours in the URL, a sticky Run
 // column, metrics before params under labelled groups, a searchable column picker with
 // full names, pinned/resized/reordered columns kept in the URL, "Show deleted runs", a
 // CSV export equal to the filtered rows, the 390-px layout, and a running run's row

@@ -1,4 +1,4 @@
-// The experiment's chart view (issue 9): three selected runs overlaid in their colours, one
+// The experiment's chart view: three selected runs overlaid in their colours, one
 // panel per metric; crosshair and zoom shared by every panel; group by a param (mean line,
 // min–max band); x = another metric; a copied link opened by a teammate with read access
 // reproduces selection, colours, grouping and zoom; runs ticked in the table are overlaid;

@@ -1,4 +1,4 @@
-//! Benchmark of the log store (issue 7): ingest rate with one node and with 8 concurrent
+//! Benchmark of the log store: ingest rate with one node and with 8 concurrent
 //! nodes, and time to the first page of a search over 10,000,000 stored lines.
 //!
 //! `cargo run --release -p server --example logs_bench [-- TOTAL_LINES]` (default

@@ -286,7 +286,7 @@ proptest! {
     }
 }
 
-/// Oversized shapes that reach SQLite's limits (issue 12 F): many filter clauses, long
+/// Oversized shapes that reach SQLite's limits: many filter clauses, long
 /// `IN` lists, many `order_by` keys, many experiment or run ids.
 #[derive(Debug, Clone)]
 enum Oversized {

@@ -1,4 +1,4 @@
-//! Jobs, job runs and attempts end to end on the real router (issue 7): what each job
+//! Jobs, job runs and attempts end to end on the real router: what each job
 //! level allows (own and group grants, admins, the owner), the sharing rules, attempts as
 //! MLflow runs with their tags, status transitions, listing, and the two permissions a
 //! job-backed run has (the experiment's and the job's).

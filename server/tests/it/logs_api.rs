@@ -1,4 +1,4 @@
-//! The log routes over real HTTP (issue 7): ingest (`POST /job-runs/{id}/attempts/{n}/logs`),
+//! The log routes over real HTTP: ingest (`POST /job-runs/{id}/attempts/{n}/logs`),
 //! pages (`GET /runs/{id}/logs`), live follow over SSE (`.../logs/stream`), download
 //! (`.../logs/download`), the job permission rule (403 with the access message, no line)
 //! and retention. [`LiveServer`] is the real router on a port of 127.0.0.1 (SSE needs a

@@ -1,4 +1,4 @@
-//! Two replicas on one database (issue 11): two servers, each with its own store (pool),
+//! Two replicas on one database: two servers, each with its own store (pool),
 //! live bus and caches, over the same database and data dir, as behind a load balancer
 //! without sticky sessions. Signing in, the sign-in limiter and resuming a log stream work
 //! on either backend; the live wake-ups between replicas (LISTEN/NOTIFY) and the single

@@ -1,6 +1,6 @@
 //! First starts of the real binary: opening a new data dir (both databases switched to WAL
 //! and migrated over one connection, then pooled) logs no error. The start-up
-//! `ERROR r2d2: database is locked` of issue 10 came from a pooled connection's set-up.
+//! `ERROR r2d2: database is locked` once seen at start-up came from a pooled connection's set-up.
 
 use std::time::{Duration, Instant};
 

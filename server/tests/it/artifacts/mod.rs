@@ -1,4 +1,4 @@
-//! Artifacts (issue 10): the MLflow artifact proxy (upload, download, list, delete, the
+//! Artifacts: the MLflow artifact proxy (upload, download, list, delete, the
 //! multipart endpoints' 501), `artifacts/list`, the app API's Artifacts tab routes, and
 //! what must never happen: writes outside the root, half files after a failed or killed
 //! upload, reads or writes without the experiment's grant.

@@ -139,7 +139,7 @@ async fn revoked_tokens_and_disabled_users_are_refused() {
         .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     // A disabled account with the right password reads exactly like a wrong password
-    // (issue 12 "Also": the answer must not confirm the password).
+    // (the answer must not confirm the password).
     let wrong = basic_header("alice", "not alice's password");
     let w = app
         .call(Method::GET, SEARCH, &[("authorization", &wrong)], None)

@@ -1,4 +1,4 @@
-//! Issue 12 "Also": authenticated API answers are never cached, MLflow's length limits on
+//! Authenticated API answers are never cached, MLflow's length limits on
 //! `run_name` and `user_id` (a disabled account's answer is in `auth_api::credentials`).
 
 use axum::http::Method;

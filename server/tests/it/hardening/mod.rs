@@ -1,4 +1,4 @@
-//! Issue 12 (hardening): one module per problem an independent security probe found.
+//! Hardening: one module per problem an independent security probe found.
 //! Each test here failed on the code before its fix.
 
 mod body_limits;

@@ -1,4 +1,4 @@
-//! GPU nodes (issue 8): the registry and its validation, who may watch which node, the
+//! GPU nodes: the registry and its validation, who may watch which node, the
 //! on-demand poller (fan-out caching, unreachable and slow agents, back-fill), signed embed
 //! links, and the real binary end to end. Agents are [`agent::FakeAgent`]s: real HTTP
 //! servers that count their calls.

@@ -177,7 +177,7 @@ pub const CASES: &[Case] = &[
     with_ok(case("DELETE", "/api/v1/experiments/{id}/access", M, "/api/v1/experiments/{exp}/access?kind=user&name=reader", None), NO_CONTENT),
     case("GET", "/api/v1/principals", Rule::SignedIn, "/api/v1/principals?q=e", None),
     case("GET", "/api/v1/runs/{id}", R, "/api/v1/runs/{run}", None),
-    // GPU nodes (issue 8): the fixture node `matrix-node` is named by the fixture run.
+    // GPU nodes: the fixture node `matrix-node` is named by the fixture run.
     with_marker(case("GET", "/api/v1/nodes", Rule::FilteredNode, "/api/v1/nodes", None), super::fixture::NODE),
     case("GET", "/api/v1/nodes/gpus", Rule::Watch, "/api/v1/nodes/gpus?nodes=matrix-node", None),
     case("POST", "/api/v1/nodes/embed-links", Rule::Watch, "/api/v1/nodes/embed-links", Some(r#"{"nodes": ["matrix-node"]}"#)),
@@ -193,7 +193,7 @@ pub const CASES: &[Case] = &[
     with_ok(case("GET", "/api/v1/embed/gpus", Rule::Public, "/api/v1/embed/gpus?nodes=matrix-node&exp=4102444800&sig=00", None), &[403]),
     case("GET", "/api/v1/runs/{id}/series", R, "/api/v1/runs/{run}/series?key=secret_metric", None),
     with_ok(case("ANY", "/api/v1/{*rest}", Rule::NotFound, "/api/v1/no-such-route", None), &[404]),
-    // Jobs (issue 7). The fixture job `matrix-job` is owned by `owner`; see `fixture::Who::job_level`.
+    // Jobs. The fixture job `matrix-job` is owned by `owner`; see `fixture::Who::job_level`.
     // Get-or-create of the existing fixture job: CAN_MANAGE_RUN (checked by the handler).
     case("POST", "/api/v1/jobs", JMR, "/api/v1/jobs", Some(r#"{"name": "matrix-job"}"#)),
     case("GET", "/api/v1/jobs/{id}", JV, "/api/v1/jobs/{job}", None),
@@ -207,7 +207,7 @@ pub const CASES: &[Case] = &[
     case("POST", "/api/v1/job-runs/{id}/nodes", JMR, "/api/v1/job-runs/{jobrun}/nodes", Some(r#"{"node": "node-1"}"#)),
     case("POST", "/api/v1/job-runs/{id}/status", JMR, "/api/v1/job-runs/{jobrun}/status", Some(r#"{"status": "SUCCEEDED"}"#)),
     case("GET", "/api/v1/runs/{id}/job", R, "/api/v1/runs/{arun}/job", None),
-    // Logs (issue 7): shipping needs CAN_MANAGE_RUN on the job; reading, CAN_READ on the
+    // Logs: shipping needs CAN_MANAGE_RUN on the job; reading, CAN_READ on the
     // experiment and CAN_VIEW on the job.
     case("POST", "/api/v1/job-runs/{id}/attempts/{n}/logs", JMR, "/api/v1/job-runs/{jobrun}/attempts/1/logs", Some(r#"{"node": "node-0", "first_seq": 0, "lines": [{"ts_ms": 1700000000000, "stream": "stdout", "text": "hello"}]}"#)),
     case("GET", "/api/v1/runs/{id}/logs", LOGS, "/api/v1/runs/{arun}/logs", None),

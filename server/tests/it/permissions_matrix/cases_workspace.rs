@@ -1,4 +1,4 @@
-//! Matrix cases of the experiment workspace's routes (issue 9): charts of several runs,
+//! Matrix cases of the experiment workspace's routes: charts of several runs,
 //! the live stream and the runs table's CSV export, all CAN_READ on the experiment.
 
 use super::cases::{case, Case, R};

@@ -4,7 +4,7 @@
 //! the manager) × every kind of new name (own folder, someone else's folder, the
 //! experiment owner's folder, `/Workspace/Shared/`, a plain name).
 //!
-//! The rule (issue 12 A, as decided): CAN_EDIT when the implicit access stays the same,
+//! The rule (as decided): CAN_EDIT when the implicit access stays the same,
 //! CAN_MANAGE when it changes; the right to create at the new name (`/Users/<x>/` only x or
 //! an admin) unless the experiment stays in its owner's folder; out of `/Users/<owner>/`
 //! only the owner or an admin; experiment 0 never into `/Users/` (400). While an experiment

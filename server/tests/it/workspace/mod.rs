@@ -1,4 +1,4 @@
-//! The experiment workspace (issue 9): charts of several runs in one request
+//! The experiment workspace: charts of several runs in one request
 //! (`GET /experiments/{id}/series`), the relative axis' origin, the live stream
 //! (`GET /experiments/{id}/live`), the runs table's CSV export
 //! (`GET /experiments/{id}/runs/csv`) and `can_edit` on the experiment and run pages.

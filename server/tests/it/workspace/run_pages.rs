@@ -1,4 +1,4 @@
-//! `GET /experiments/{id}/runs` in pages (issue 11): keyset paging over every kind of sort
+//! `GET /experiments/{id}/runs` in pages: keyset paging over every kind of sort
 //! key returns each run exactly once, in the unpaged order, whatever the page size (ties
 //! and missing values across page boundaries included); `total` counts the filter's
 //! matches; tokens of another query and bad limits are 400s; the header's column keys
