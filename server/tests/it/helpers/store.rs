@@ -241,6 +241,20 @@ fn pg_a_test_database_is_dropped_with_its_store() {
     }
 }
 
+/// Runs `f` inside one task of a current-thread tokio runtime on a thread of its own (as
+/// a `#[tokio::test]` body runs); its result, or `None` if it did not finish in 60 s.
+fn in_one_tokio_task<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let _ = done.send(rt.block_on(async move { f() }));
+    });
+    finished.recv_timeout(Duration::from_secs(60)).ok()
+}
+
 /// Store calls from inside a tokio task that never yields (a `#[tokio::test]` body, the
 /// demo's ticks) must not hang on PostgreSQL: the pool's join handle used to draw on that
 /// task's cooperative budget, and after 128 calls the wake-up was deferred to a runtime
@@ -249,23 +263,15 @@ fn pg_a_test_database_is_dropped_with_its_store() {
 fn many_store_calls_inside_a_tokio_task_do_not_hang() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open_store(dir.path());
-    let (done, finished) = mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async {
-            for _ in 0..500 {
-                store
-                    .blocking(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
-                    .expect("select");
-            }
-        });
-        let _ = done.send(());
+    let finished = in_one_tokio_task(move || {
+        for _ in 0..500 {
+            store
+                .blocking(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
+                .expect("select");
+        }
     });
     assert!(
-        finished.recv_timeout(Duration::from_secs(60)).is_ok(),
+        finished.is_some(),
         "500 store calls inside one tokio task did not finish in 60 s"
     );
 }
@@ -291,21 +297,11 @@ fn spend_budget() {
 fn a_store_call_inside_a_tokio_task_whose_budget_is_spent_does_not_hang() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open_store(dir.path());
-    let (done, finished) = mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let found = rt.block_on(async {
-            spend_budget();
-            assert!(!tokio::task::coop::has_budget_remaining());
-            store.blocking(|c| server::tracking::experiments::find_id(c, "0"))
-        });
-        let _ = done.send(found);
-    });
-    let found = finished
-        .recv_timeout(Duration::from_secs(60))
-        .expect("a store call inside a task whose budget is spent did not finish in 60 s");
+    let found = in_one_tokio_task(move || {
+        spend_budget();
+        assert!(!tokio::task::coop::has_budget_remaining());
+        store.blocking(|c| server::tracking::experiments::find_id(c, "0"))
+    })
+    .expect("a store call inside a task whose budget is spent did not finish in 60 s");
     assert_eq!(found.expect("the default experiment"), 0);
 }
