@@ -109,7 +109,7 @@ impl PgPool {
             .wait_timeout(Some(Duration::from_secs(30)))
             .create_timeout(Some(Duration::from_secs(30)))
             .build()
-            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
+            .map_err(|e| pool_error(&e))?;
         let pool = PgPool {
             pool,
             rt: Arc::new(OwnedRuntime {
@@ -128,8 +128,8 @@ impl PgPool {
         let pool = self.pool.clone();
         let rt = self.runtime();
         let client = wait(rt.spawn(async move { pool.get().await }))
-            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?
-            .map_err(|e| DbError::Pool(format!("database pool: {e}")))?;
+            .map_err(|e| pool_error(&e))?
+            .map_err(|e| pool_error(&e))?;
         Ok(super::Conn::from_pg(PgConn {
             client,
             rt: rt.handle().clone(),
@@ -256,6 +256,26 @@ impl PgConn {
     pub(super) fn batch(&self, sql: &str) -> Result<()> {
         Ok(wait(self.client.batch_execute(sql))?)
     }
+}
+
+/// A pool's failure to lend a connection, with its causes: the driver says only `db error`
+/// and keeps what the server said (`FATAL (53300): sorry, too many clients already`,
+/// `FATAL (3D000): database "x" does not exist`) as its source.
+fn pool_error(e: &dyn std::error::Error) -> DbError {
+    let mut text = format!("database pool: {e}");
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = match c.downcast_ref::<tokio_postgres::error::DbError>() {
+            Some(d) => format!("{} ({}): {}", d.severity(), d.code().code(), d.message()),
+            None => c.to_string(),
+        };
+        if !text.ends_with(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    DbError::Pool(text)
 }
 
 /// SQLite's placeholders as PostgreSQL's: `?N` → `$N`, a bare `?` → the next number after

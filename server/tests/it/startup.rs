@@ -52,3 +52,23 @@ fn servers_started_together_on_a_new_data_dir_all_come_up() {
         assert_eq!(servers.len(), 4);
     }
 }
+
+/// A PostgreSQL database that cannot be opened is refused with what the server said, not
+/// the driver's bare `db error`.
+#[ignore = "PostgreSQL only: cargo-test-pg runs it"]
+#[test]
+fn pg_a_database_that_cannot_be_opened_says_why() {
+    let url = crate::helpers::store::pg_url().expect("needs RUNLENS_TEST_DATABASE_URL");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = server::db::pg::with_database(&url, "runlens_no_such_database");
+    let err = match server::Store::open_postgres(&missing, dir.path()) {
+        Ok(_) => panic!("a database that does not exist was opened"),
+        Err(server::Error::Internal(cause)) => cause,
+        Err(other) => panic!("not a failure to open: {other}"),
+    };
+    assert!(
+        err.contains(r#"database "runlens_no_such_database" does not exist"#)
+            && err.contains("3D000"),
+        "{err}"
+    );
+}
