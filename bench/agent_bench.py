@@ -36,6 +36,7 @@ from pathlib import Path
 
 import requests
 
+import docsection
 from servers import ROOT, free_port, runlens
 
 AGENT = ROOT / "target" / "release" / "runlens-agent"
@@ -384,18 +385,6 @@ def render(r: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    """Replaces the section in docs/BENCHMARKS.md (or appends it), leaving the rest as is."""
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=int, default=60)
@@ -422,7 +411,7 @@ def main() -> None:
     if args.only_fleet or args.no_fleet:
         print("[agent-bench] one part only: docs/BENCHMARKS.md left alone (run both parts to write it)")
     elif not args.no_write:
-        write_section(text)
+        docsection.write_section(DOC, SECTION, text)
         print(f"[agent-bench] wrote the '{SECTION[3:]}' section of {DOC.relative_to(ROOT)}")
 
 

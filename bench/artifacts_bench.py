@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import servers
+import docsection
 from servers import ROOT, Server, free_port
 
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -270,17 +271,6 @@ def render(res: dict, args, binary: Path) -> str:
     ])
 
 
-def write_section(text: str) -> None:
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def default_binary() -> Path:
     found = [p for p in (ROOT / "target/release/runlens", ROOT / "target/debug/runlens") if p.is_file()]
     return max(found, key=lambda p: p.stat().st_mtime)
@@ -328,7 +318,7 @@ def main() -> int:
     text = render(res, args, binary)
     print(text)
     if not args.no_write:
-        write_section(text)
+        docsection.write_section(DOC, SECTION, text)
     return 0
 
 

@@ -226,17 +226,6 @@ def render(res: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    doc = DOC.read_text()
-    if SECTION in doc:
-        start = doc.index(SECTION)
-        nxt = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    DOC.write_text(doc)
-
-
 class SkipCharts(Exception):
     """`--ingest-only`: the charts were measured before."""
 
@@ -562,7 +551,7 @@ def main() -> None:
     text = render(res)
     print(text)
     if not args.no_write:
-        write_section(text)
+        docsection.write_section(DOC, SECTION, text)
 
 
 if __name__ == "__main__":

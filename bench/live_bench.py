@@ -43,6 +43,7 @@ from urllib.parse import urlparse
 
 import requests
 
+import docsection
 from servers import ROOT, runlens
 
 RUNLENS = ROOT / "target" / "release" / "runlens"
@@ -346,17 +347,6 @@ def render(r: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--samples", type=int, default=200)
@@ -407,7 +397,7 @@ def main() -> None:
     text = render(r)
     print(text)
     if not args.no_write:
-        write_section(text)
+        docsection.write_section(DOC, SECTION, text)
 
 
 if __name__ == "__main__":

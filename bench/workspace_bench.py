@@ -49,6 +49,7 @@ from pathlib import Path
 
 import requests
 
+import docsection
 import servers
 from servers import ROOT, Server, free_port
 
@@ -441,7 +442,7 @@ def measure(args) -> dict:
     path.write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps({k: res.get(k) for k in ("runlens", "mlflow")}, indent=1), flush=True)
     if not args.no_write:
-        write_section(render(res))
+        docsection.write_section(DOC, SECTION, render(res))
         print(f"[measure] wrote {SECTION!r} of {DOC}", flush=True)
     return res
 
@@ -591,18 +592,6 @@ def render(res: dict) -> str:
         "",
     ]
     return "\n".join(out)
-
-
-def write_section(text: str) -> None:
-    """Writes (or replaces) this benchmark's section of docs/BENCHMARKS.md."""
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1:] if end >= 0 else "")
-    DOC.write_text(doc)
 
 
 # ----------------------------------------------------------------------------- main

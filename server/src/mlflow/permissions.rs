@@ -33,8 +33,8 @@ fn parse_permission(name: &str) -> Result<Option<Level>, Error> {
     }
 }
 
-/// Level → MLflow's permission name.
-fn permission_name(level: Option<Level>) -> &'static str {
+/// Level → MLflow's permission name (experiments and registered models alike).
+pub(super) fn permission_name(level: Option<Level>) -> &'static str {
     match level {
         Some(Level::CanRead) => "READ",
         Some(Level::CanEdit) => "EDIT",

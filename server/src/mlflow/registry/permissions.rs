@@ -10,6 +10,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::super::fields::Fields;
+use super::super::permissions::permission_name;
 use super::super::request::Msg;
 use super::super::{read, write};
 use crate::db::Conn;
@@ -30,16 +31,6 @@ fn parse_permission(name: &str) -> Result<Option<Level>, Error> {
             "Invalid permission '{other}'. Valid permissions are: ('READ', 'EDIT', 'MANAGE', \
              'NO_PERMISSIONS')"
         ))),
-    }
-}
-
-/// Level → MLflow's permission name.
-fn permission_name(level: Option<Level>) -> &'static str {
-    match level {
-        Some(Level::CanRead) => "READ",
-        Some(Level::CanEdit) => "EDIT",
-        Some(Level::CanManage) => "MANAGE",
-        None => "NO_PERMISSIONS",
     }
 }
 
