@@ -76,10 +76,15 @@ impl DbError {
                 format!("{error}: {msg}")
             }
             DbError::Pg(e) => match e.as_db_error() {
-                Some(d) => format!("{} ({}): {}", d.severity(), d.code().code(), d.message()),
+                Some(d) => server_said(d),
                 None => e.to_string(),
             },
             other => other.to_string(),
         }
     }
+}
+
+/// What the PostgreSQL server said: `FATAL (3D000): database "x" does not exist`.
+pub(crate) fn server_said(d: &tokio_postgres::error::DbError) -> String {
+    format!("{} ({}): {}", d.severity(), d.code().code(), d.message())
 }

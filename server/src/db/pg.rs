@@ -266,7 +266,7 @@ fn pool_error(e: &dyn std::error::Error) -> DbError {
     let mut cause = e.source();
     while let Some(c) = cause {
         let said = match c.downcast_ref::<tokio_postgres::error::DbError>() {
-            Some(d) => format!("{} ({}): {}", d.severity(), d.code().code(), d.message()),
+            Some(d) => super::error::server_said(d),
             None => c.to_string(),
         };
         if !text.ends_with(&said) {

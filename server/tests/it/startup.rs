@@ -1,6 +1,7 @@
 //! First starts of the real binary: opening a new data dir (both databases switched to WAL
 //! and migrated over one connection, then pooled) logs no error. The start-up
 //! `ERROR r2d2: database is locked` once seen at start-up came from a pooled connection's set-up.
+//! A PostgreSQL database that cannot be opened is refused with PostgreSQL's reason.
 
 use std::time::{Duration, Instant};
 
