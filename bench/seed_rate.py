@@ -15,7 +15,8 @@ over rounds is reported. Per call kind the median and p99 milliseconds, with the
 share from its `Server-Timing` header where the build sends one; and the server's CPU time
 (user + system, from /proc) over the window divided by the runs made, and the clients' own
 (their process time): what a run costs each side, which the machine's load moves far less
-than the rate.
+than the rate; and the store's size after the window (the database file and its WAL) over
+the runs made.
 
 Results: bench/seed_rate_results.json and, unless `--no-write`, the section
 "## Seeding runs through the MLflow API (issue 33)" of docs/BENCHMARKS.md.
@@ -112,12 +113,14 @@ def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
             results = [q.get(timeout=seconds + 300) for _ in procs]
             for p in procs:
                 p.join()
+            store_bytes = sum(f.stat().st_size for f in work.rglob("*") if f.name.endswith((".db", ".db-wal")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     runs = sum(r["runs"] for r in results)
     out = {"runs_per_s": runs / seconds, "server_cpu_ms_per_run": cpu_used / max(runs, 1),
            "client_cpu_ms_per_run": sum(r["cpu_ms"] for r in results) / max(runs, 1),
-           "errors": sum(r["errors"] for r in results), "load1": os.getloadavg()[0], "calls": {}}
+           "errors": sum(r["errors"] for r in results), "load1": os.getloadavg()[0], "calls": {},
+           "store_bytes_per_run": store_bytes / max(runs, 1)}
     for kind in KINDS:
         lat = [x for r in results for x in r["ms"][kind]]
         srv = [x for r in results for x in r["server_ms"][kind]]
@@ -125,6 +128,11 @@ def measure(binary: Path, dist: Path, clients: int, seconds: float) -> dict:
                               "server_p50_ms": pct(srv, 0.5) if srv else None,
                               "server_p99_ms": pct(srv, 0.99) if srv else None}
     return out
+
+
+def store(rounds: list) -> str:
+    sizes = [r["store_bytes_per_run"] for r in rounds if "store_bytes_per_run" in r]
+    return f"{statistics.median(sizes) / 1024:.1f} KiB" if sizes else "–"
 
 
 def render(res: dict) -> str:
@@ -139,8 +147,9 @@ def render(res: dict) -> str:
              + "; ".join(f"**{b}**: {res['builds'][b]}" for b in builds) + ". Load average "
              f"{res['load'][0]:.1f} at the start, {res['load_after'][0]:.1f} at the end.", "",
              "| build | runs/s (median of rounds) | each round | create_run p50 / p99 | log_batch p50 / p99 | "
-             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) | CPU a run, server / clients (median) |",
-             "|---|---:|---|---|---|---|---|---:|"]
+             "set_terminated p50 / p99 | server's share, p50 (create / batch / end) | CPU a run, server / clients (median) "
+             "| store a run (median) |",
+             "|---|---:|---|---|---|---|---|---:|---:|"]
     for b in builds:
         rounds = res["rounds_data"][b]
         rate = med([r["runs_per_s"] for r in rounds])
@@ -151,7 +160,7 @@ def render(res: dict) -> str:
                                                               for r in rounds) + " | "
                      + " | ".join(f"{last[k]['p50_ms']:.0f} / {last[k]['p99_ms']:.0f} ms" for k in KINDS)
                      + f" | {share} ms | {med([r['server_cpu_ms_per_run'] for r in rounds]):.2f} / "
-                     f"{med([r['client_cpu_ms_per_run'] for r in rounds]):.2f} ms |")
+                     f"{med([r['client_cpu_ms_per_run'] for r in rounds]):.2f} ms | {store(rounds)} |")
     lines.append("")
     return "\n".join(lines)
 

@@ -114,6 +114,13 @@ pub const MIGRATIONS: &[Migration] = &[
         pg: include_str!("migrations/postgres/0015_runs_by_end_time.sql"),
         data: None,
     },
+    Migration {
+        version: 16,
+        name: "summaries_to_top_level",
+        sql: include_str!("migrations/0016_summaries_to_top_level.sql"),
+        pg: include_str!("migrations/postgres/0016_summaries_to_top_level.sql"),
+        data: None,
+    },
 ];
 
 /// The store's migrations and their bookkeeping table, for [`crate::db::migrate::run`].

@@ -2,7 +2,8 @@
 //! summary, `metric_blocks`): migration 9's data step re-encodes every summary into
 //! `metric_summaries`, byte for byte what ingest writes today, on SQLite and on PostgreSQL
 //! (the suite's backend). Series without chunks (their points predate migration 11) chart
-//! from their points, with the same answer as a series ingested today.
+//! from their points, with the same answer as a series ingested today. Migration 16 then
+//! keeps each series' summaries up to its top level only, as ingest writes them.
 
 use server::db::migrate::apply;
 use server::db::pg::{create_database, with_database, PgPool};
@@ -93,38 +94,50 @@ fn summaries_written_before_schema_9_are_re_encoded_as_ingest_writes_them() {
         [RUN],
     )
     .unwrap();
-    c.execute(
-        "INSERT INTO metric_series (series_id, run_uuid, key) VALUES (1, ?1, 'old')",
-        [RUN],
-    )
-    .unwrap();
+    // Series 1 has every level (its steps lie on both sides of zero); series 3, the
+    // in-order part alone (steps 0..3,999), has summaries up to level 12 only since
+    // migration 16.
     let points = points();
+    let short = &points[..4_000];
     c.execute_batch("BEGIN").unwrap();
-    for p in &points {
-        let (is_nan, value) = to_stored(p.value);
+    for (sid, key, series) in [(1, "old", &points[..]), (3, "old-short", short)] {
         c.execute(
-            "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value)
-             VALUES (1, ?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-            params![p.step, p.timestamp, is_nan, value],
+            "INSERT INTO metric_series (series_id, run_uuid, key) VALUES (?1, ?2, ?3)",
+            params![sid, RUN, key],
         )
         .unwrap();
+        for p in series {
+            let (is_nan, value) = to_stored(p.value);
+            c.execute(
+                "INSERT INTO metric_points (series_id, step, timestamp, is_nan, value)
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+                params![sid, p.step, p.timestamp, is_nan, value],
+            )
+            .unwrap();
+        }
     }
     c.execute_batch("COMMIT").unwrap();
     // Migration 6 summarises the points in columns; 9 re-encodes them, 10 drops the old
-    // table, 11 adds chunks (none for these points).
+    // table, 11 adds chunks (none for these points), 16 drops the levels above a series'
+    // top.
     for m in &MIGRATIONS[six..] {
         apply(&c, m).unwrap();
     }
-    c.execute(
-        "INSERT INTO metric_series (series_id, run_uuid, key) VALUES (2, ?1, 'new')",
-        [RUN],
-    )
-    .unwrap();
-    for batch in points.chunks(700) {
-        insert_points(&c, 2, batch).unwrap();
+    for (sid, key, series) in [(2, "new", &points[..]), (4, "new-short", short)] {
+        c.execute(
+            "INSERT INTO metric_series (series_id, run_uuid, key) VALUES (?1, ?2, ?3)",
+            params![sid, RUN, key],
+        )
+        .unwrap();
+        for batch in series.chunks(700) {
+            insert_points(&c, sid, batch).unwrap();
+        }
     }
     let (old, new) = (summaries(&c, 1), summaries(&c, 2));
     assert!(old.len() > 100, "{} summaries", old.len());
+    assert_eq!(old, new);
+    let (old, new) = (summaries(&c, 3), summaries(&c, 4));
+    assert_eq!(old.iter().map(|s| s.0).max(), Some(12));
     assert_eq!(old, new);
     let chunks = |sid: i64| -> i64 {
         c.query_row(

@@ -9,6 +9,12 @@
 //! lowest level, 64 steps, bounds what a straddling block costs in points; the highest,
 //! about a million steps, serves charts up to four billion steps wide at 1,000 px with
 //! at most four blocks a column (wider ones read more blocks, never more than exist).
+//!
+//! A series keeps summaries only up to its top level ([`top_level`]): the lowest level
+//! whose one block holds all its points. Above it every level would hold that same one
+//! block again, so a short series (a metric logged once, or for a few hundred steps)
+//! writes one or two summaries instead of eight; a write that reaches further steps adds
+//! the levels the series grows into.
 
 use std::cmp::Ordering;
 
@@ -32,6 +38,18 @@ pub(crate) fn level_for(steps_per_column: f64) -> Option<u32> {
         .copied()
         .take_while(|k| (1u64 << k) as f64 <= steps_per_column)
         .last()
+}
+
+/// The top level of a series whose steps span `steps` (smallest, largest): the lowest level
+/// with one block holding them all, or the highest level when none does (steps on both
+/// sides of zero, or more than a highest-level block apart). The series' summaries exist
+/// at this level and every level below it, and nowhere above.
+pub(crate) fn top_level((lo, hi): (i64, i64)) -> u32 {
+    LEVELS
+        .iter()
+        .copied()
+        .find(|k| lo >> k == hi >> k)
+        .unwrap_or(LEVELS[LEVELS.len() - 1])
 }
 
 /// The order a chart reads points in (`ORDER BY step, timestamp, is_nan, value`), NaN
@@ -394,6 +412,22 @@ mod tests {
             Block::of_points(&pts[..2]).unwrap().encode().len(),
             2 + 40 + 4 * 24
         );
+    }
+
+    #[test]
+    fn the_top_level_is_the_lowest_with_one_block() {
+        assert_eq!(top_level((0, 0)), 6);
+        assert_eq!(top_level((0, 63)), 6);
+        assert_eq!(top_level((0, 64)), 8);
+        assert_eq!(top_level((64, 255)), 8);
+        assert_eq!(top_level((0, 999)), 10);
+        assert_eq!(top_level((1_024, 1_100)), 8);
+        assert_eq!(top_level((1_000, 1_100)), 12);
+        assert_eq!(top_level((0, (1 << 20) - 1)), 20);
+        assert_eq!(top_level((0, 1 << 20)), 20);
+        assert_eq!(top_level((-1, 0)), 20);
+        assert_eq!(top_level((-64, -1)), 6);
+        assert_eq!(top_level((i64::MIN, i64::MAX)), 20);
     }
 
     #[test]

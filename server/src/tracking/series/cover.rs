@@ -83,7 +83,8 @@ enum Piece {
 }
 
 /// The points of series `sid` with steps in `steps` (inclusive) reduced to `view` on
-/// `axis`, starting from the blocks at level `top`; and what the walk did.
+/// `axis`, starting from the blocks at level `top` (or at the series' top level, when that
+/// is lower: no block exists above it); and what the walk did.
 pub(super) fn reduce(
     c: &Conn,
     sid: i64,
@@ -92,6 +93,7 @@ pub(super) fn reduce(
     steps: (i64, i64),
     top: u32,
 ) -> Result<(Reduced, Stats), Error> {
+    let top = top.min(blocks::stored_top(c, sid)?);
     let mut walk = Walk::new(Place { axis, view, steps });
     let (from, to) = (steps.0 >> top, steps.1 >> top);
     let mid = from + (to - from) / 2;

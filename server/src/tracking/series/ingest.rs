@@ -14,7 +14,7 @@ use crate::db::sql::{json_array, json_int_list};
 use crate::db::{params_from_iter, Conn, Engine, Value};
 use api_types as json;
 
-use super::block::{next_level, point_order, Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
+use super::block::{next_level, point_order, top_level, Block, LEVELS, MIN_LEVEL};
 use super::blocks;
 use super::chunks;
 use crate::tracking::model::{from_stored, to_stored, Point};
@@ -56,7 +56,7 @@ pub(crate) fn insert_series(c: &Conn, series: &[(i64, &[Point])]) -> Result<Vec<
         changes.push(Change {
             sid,
             still_ordered: prior.time_ordered && appends_in_order(prior.last, &points),
-            last_step: prior.last.map(|(step, _)| step),
+            steps: prior.steps,
             new: points,
         });
     }
@@ -82,8 +82,28 @@ struct Change {
     new: Vec<json::SeriesPoint>,
     /// Its time-order flag after the call.
     still_ordered: bool,
-    /// Its largest step before the call; `None` when it had no points.
-    last_step: Option<i64>,
+    /// Its smallest and largest step before the call; `None` when it had no points.
+    steps: Option<(i64, i64)>,
+}
+
+impl Change {
+    /// The series' top level before the call (`None`: it had no points, so no summaries).
+    fn top_before(&self) -> Option<u32> {
+        self.steps.map(top_level)
+    }
+
+    /// The series' top level after the call.
+    fn top_after(&self) -> u32 {
+        // `new` is in reading order, so step order.
+        let (first, last) = match (self.new.first(), self.new.last()) {
+            (Some(a), Some(b)) => (a.step, b.step),
+            _ => return self.top_before().unwrap_or(MIN_LEVEL),
+        };
+        let (lo, hi) = self
+            .steps
+            .map_or((first, last), |(lo, hi)| (lo.min(first), hi.max(last)));
+        top_level((lo, hi))
+    }
 }
 
 /// The points stored by one statement each (in-process SQLite: a prepared statement per
@@ -172,15 +192,18 @@ struct Prior {
     time_ordered: bool,
     /// Its largest step and timestamp; `None` when it has no points yet.
     last: Option<(i64, i64)>,
+    /// Its smallest and largest step; `None` when it has no points yet.
+    steps: Option<(i64, i64)>,
 }
 
-/// Each series' flag, largest step and largest timestamp (from the indexes' ends), with
-/// one statement.
+/// Each series' flag, smallest and largest step and largest timestamp (from the indexes'
+/// ends), with one statement.
 fn priors(c: &Conn, sids: &[i64]) -> Result<HashMap<i64, Prior>, Error> {
     let sql = format!(
         "SELECT s.series_id, s.time_ordered,
                 (SELECT max(step) FROM metric_points WHERE series_id = s.series_id),
-                (SELECT max(timestamp) FROM metric_points WHERE series_id = s.series_id)
+                (SELECT max(timestamp) FROM metric_points WHERE series_id = s.series_id),
+                (SELECT min(step) FROM metric_points WHERE series_id = s.series_id)
            FROM metric_series AS s
           WHERE s.series_id IN {}",
         json_int_list(c.engine(), "?1")
@@ -188,11 +211,13 @@ fn priors(c: &Conn, sids: &[i64]) -> Result<HashMap<i64, Prior>, Error> {
     let mut stmt = c.prepare_cached(&sql)?;
     let rows = stmt.query_map([json_array(sids)?], |r| {
         let (step, ts): (Option<i64>, Option<i64>) = (r.get(2)?, r.get(3)?);
+        let first: Option<i64> = r.get(4)?;
         Ok((
             r.get::<_, i64>(0)?,
             Prior {
                 time_ordered: r.get(1)?,
                 last: step.zip(ts),
+                steps: first.zip(step),
             },
         ))
     })?;
@@ -213,36 +238,46 @@ fn appends_in_order(prior: Option<(i64, i64)>, new: &[json::SeriesPoint]) -> boo
     in_order && after
 }
 
-/// Folds each change's new points into the stored blocks of every level and the lowest
-/// level's chunks ([`chunks::update`]): one statement reads the stored blocks touched
-/// (none for a block that starts after the series' largest step before the insert:
-/// appended points mostly open new blocks), multi-row upserts write them back.
+/// Folds each change's new points into the stored blocks of every level up to its series'
+/// top level ([`top_level`]) and the lowest level's chunks ([`chunks::update`]): one
+/// statement reads the stored blocks touched (none for a block that starts after the
+/// series' largest step before the insert: appended points mostly open new blocks),
+/// multi-row upserts write them back. A write that raises the top level writes the levels
+/// above the old one whole: the old points all lie in the old top's one block, so each new
+/// level's block holding them starts as that block's summary.
 fn update_blocks(c: &Conn, changes: &[Change]) -> Result<(), Error> {
-    let mut all: Vec<(i64, u32, i64, Block)> = Vec::new();
+    // Each change's new points as blocks of every level up to its top, lowest first.
+    let mut levels: Vec<Vec<Vec<(i64, Block)>>> = Vec::with_capacity(changes.len());
     let mut wanted: Vec<(i64, u32, i64)> = Vec::new();
     for ch in changes {
-        let mut level: Vec<(i64, Block)> = Vec::new();
+        let mut lowest: Vec<(i64, Block)> = Vec::new();
         for p in &ch.new {
             let b = p.step >> MIN_LEVEL;
-            match level.last_mut() {
+            match lowest.last_mut() {
                 Some((last, acc)) if *last == b => *acc = acc.merge(&Block::of(*p)),
-                _ => level.push((b, Block::of(*p))),
+                _ => lowest.push((b, Block::of(*p))),
             }
         }
-        for (i, k) in LEVELS.iter().enumerate() {
-            if i > 0 {
-                level = next_level(&level);
-            }
-            debug_assert_eq!(*k, MIN_LEVEL + LEVEL_STEP * i as u32);
-            for (b, s) in &level {
-                all.push((ch.sid, *k, *b, *s));
+        let mut mine = vec![lowest];
+        for _ in LEVELS.iter().skip(1).take_while(|k| **k <= ch.top_after()) {
+            mine.push(next_level(&mine[mine.len() - 1]));
+        }
+        if let (Some((first, last)), Some(before)) = (ch.steps, ch.top_before()) {
+            for (k, level) in LEVELS.iter().zip(&mine).take_while(|(k, _)| **k <= before) {
                 // Only blocks that start at or before the last stored step can hold
                 // stored points.
-                if ch.last_step.is_some_and(|last| (b << k) <= last) {
-                    wanted.push((ch.sid, *k, *b));
-                }
+                wanted.extend(
+                    level
+                        .iter()
+                        .filter(|(b, _)| (b << k) <= last)
+                        .map(|(b, _)| (ch.sid, *k, *b)),
+                );
+            }
+            if before < ch.top_after() {
+                wanted.push((ch.sid, before, first >> before));
             }
         }
+        levels.push(mine);
     }
     let stored = blocks::read_wanted(c, &wanted)?;
     let chunk_changes: Vec<chunks::Change> = changes
@@ -255,9 +290,45 @@ fn update_blocks(c: &Conn, changes: &[Change]) -> Result<(), Error> {
     chunks::update(c, &chunk_changes, |sid, b| {
         stored.get(&(sid, MIN_LEVEL, b)).map_or(0, |s| s.n)
     })?;
-    for (sid, k, b, s) in &mut all {
-        if let Some(old) = stored.get(&(*sid, *k, *b)) {
-            *s = old.merge(s);
+    let mut all: Vec<(i64, u32, i64, Block)> = Vec::new();
+    for (ch, mut mine) in changes.iter().zip(levels) {
+        let before = ch.top_before();
+        if let (Some((first, _)), Some(before)) = (ch.steps, before) {
+            if before < ch.top_after() {
+                let old = stored
+                    .get(&(ch.sid, before, first >> before))
+                    .ok_or_else(|| {
+                        Error::Internal(format!(
+                            "metric series {}: no summary of its points at level {before}",
+                            ch.sid
+                        ))
+                    })?;
+                // The first level above the old top gets the old points' block; the
+                // levels above it follow from it.
+                let i = LEVELS
+                    .iter()
+                    .position(|k| *k > before)
+                    .unwrap_or(mine.len());
+                let k = LEVELS[i];
+                let level = &mut mine[i];
+                match level.binary_search_by_key(&(first >> k), |(b, _)| *b) {
+                    Ok(at) => level[at].1 = old.merge(&level[at].1),
+                    Err(at) => level.insert(at, (first >> k, *old)),
+                }
+                for j in i + 1..mine.len() {
+                    mine[j] = next_level(&mine[j - 1]);
+                }
+            }
+        }
+        for (k, level) in LEVELS.iter().zip(mine) {
+            let had = before.is_some_and(|t| *k <= t);
+            for (b, s) in level {
+                let s = match stored.get(&(ch.sid, *k, b)).filter(|_| had) {
+                    Some(old) => old.merge(&s),
+                    None => s,
+                };
+                all.push((ch.sid, *k, b, s));
+            }
         }
     }
     blocks::write_all(c, &all)

@@ -2,7 +2,7 @@
 //! summaries instead of every point: exact points around chosen positions in reading
 //! order, and summaries (count, lowest and highest point) for the stretches between.
 //!
-//! The walk first covers the range with blocks, refining the blocks that cut its ends
+//! The walk first covers the range with the blocks of the series' top level, refining the blocks that cut its ends
 //! (a block's summary knows its smallest and largest step) down to their points; the
 //! covered blocks' counts then give the number of points in range and each block's place
 //! in reading order. Then every block holding one of the wanted positions is refined, level
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use crate::db::{Conn, Engine};
 
-use super::block::{Block, LEVELS, LEVEL_STEP, MIN_LEVEL};
+use super::block::{Block, LEVEL_STEP, MIN_LEVEL};
 use super::blocks;
 use super::cover::{read_children, read_chunks, read_ranges};
 use crate::Error;
@@ -69,7 +69,7 @@ pub(crate) fn pieces(
     wanted: impl Fn(u64) -> Vec<u64>,
 ) -> Result<(u64, Vec<Piece>), Error> {
     let (lo, hi) = steps;
-    let top = LEVELS[LEVELS.len() - 1];
+    let top = blocks::stored_top(c, sid)?;
     let mut nodes: Vec<Node> = blocks::Reader::new(c)?
         .read(sid, top, lo >> top, hi >> top)?
         .into_iter()

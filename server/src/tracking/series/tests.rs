@@ -317,7 +317,8 @@ fn value() -> impl Strategy<Value = f64> {
     ]
 }
 
-/// Steps over `-300..span` (so negative steps and blocks), some re-logged with other
+/// Steps over `-300..span` (so negative steps and blocks, and every level stored) or
+/// `0..span + 300` (a top level that rises as the series grows), some re-logged with other
 /// timestamps and values; timestamps either growing with the step or anything; logged
 /// in a shuffled order or in step order.
 fn logged() -> impl Strategy<Value = Logged> {
@@ -327,10 +328,14 @@ fn logged() -> impl Strategy<Value = Logged> {
         any::<bool>(),
         any::<bool>(),
         1usize..700,
+        prop_oneof![Just(-300i64), Just(0i64)],
     )
-        .prop_flat_map(|(n, span, ordered_time, shuffled, batch)| {
+        .prop_flat_map(|(n, span, ordered_time, shuffled, batch, from)| {
             (
-                prop::collection::vec((-300..span, 0i64..3, value(), 0i64..1_000_000), n),
+                prop::collection::vec(
+                    (from..span + 300 + from, 0i64..3, value(), 0i64..1_000_000),
+                    n,
+                ),
                 Just((ordered_time, shuffled, batch)),
                 any::<u64>(),
             )
@@ -421,6 +426,76 @@ proptest! {
                 let blocks = cover::reduce(&c, sid, axis, view, steps, top).unwrap().0;
                 prop_assert!(same(&blocks, &scan), "time axis:\n{:?}\n{:?}", blocks, scan);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The stored summaries depend on the points only, not on how they were batched or in
+    /// which order they came: a series logged batch by batch (its top level rising as it
+    /// grows, in either direction) stores what the same points logged at once store.
+    #[test]
+    fn the_summaries_do_not_depend_on_the_batches(logged in logged()) {
+        let (c, sid) = store();
+        for chunk in logged.points.chunks(logged.batch) {
+            insert_points(&c, sid, chunk).unwrap();
+        }
+        let (once, sid_once) = store();
+        insert_points(&once, sid_once, &logged.points).unwrap();
+        // The series' time-order flag may differ: it is conservative for shuffled batches.
+        let blocks = |c: &Conn| -> Vec<String> {
+            summaries(c).into_iter().filter(|r| !r.starts_with("series ")).collect()
+        };
+        prop_assert_eq!(blocks(&c), blocks(&once));
+    }
+}
+
+/// A series keeps summaries up to its top level only, and a write that jumps far past its
+/// steps (or before them) adds the levels it grows into, holding the old points too: what
+/// it stores is what the same points logged at once store, and its charts are the scan's.
+#[test]
+fn a_write_far_from_the_stored_steps_adds_the_levels_above() {
+    let levels = |c: &Conn, sid: i64| -> Vec<i64> {
+        let mut stmt = c
+            .prepare("SELECT DISTINCT level FROM metric_summaries WHERE series_id = ?1 ORDER BY 1")
+            .unwrap();
+        let rows = stmt.query_map([sid], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let near: Vec<Point> = (0..10).map(|i| p(i, i, i as f64)).collect();
+    let far = vec![p(100_000, 100_000, -5.0), p(100_001, 100_001, 7.0)];
+    let between: Vec<Point> = (500..700).map(|i| p(i, i, 0.5)).collect();
+    let orders: [Vec<&[Point]>; 3] = [
+        vec![&near, &far, &between],
+        vec![&far, &near, &between],
+        vec![&between, &far, &near],
+    ];
+    let (once, sid_once) = store();
+    let all: Vec<Point> = [&near[..], &far[..], &between[..]].concat();
+    insert_points(&once, sid_once, &all).unwrap();
+    for order in orders {
+        let (c, sid) = store();
+        insert_points(&c, sid, order[0]).unwrap();
+        let first = levels(&c, sid);
+        assert!(first.len() <= 3, "{first:?}");
+        for batch in &order[1..] {
+            insert_points(&c, sid, batch).unwrap();
+        }
+        // Steps 0..100,001: one block from 2^18 steps up.
+        assert_eq!(levels(&c, sid), vec![6, 8, 10, 12, 14, 16, 18]);
+        let blocks = |c: &Conn| -> Vec<String> {
+            summaries(c)
+                .into_iter()
+                .filter(|r| !r.starts_with("series "))
+                .collect()
+        };
+        assert_eq!(blocks(&c), blocks(&once));
+        for top in LEVELS {
+            let view = Viewport::new(300, 0.0, 100_001.0).unwrap();
+            let (blocks, scan) = check_steps(&c, sid, view, top);
+            assert!(same(&blocks, &scan), "level {top}");
         }
     }
 }
