@@ -1,7 +1,10 @@
-//! What the chart queries share: how a stored point maps to x ([`Axis`]) and the scan of a
-//! series' points by step ([`POINTS_BY_STEP`]). A leaf of `series`, so the block path
+//! What the chart queries share: how a stored point maps to x ([`Axis`]), a series' extent
+//! on it ([`Axis::stored_extent`]) and the scan of a series' points by step
+//! ([`POINTS_BY_STEP`]). A leaf of `series`, so the block path
 //! (`cover`) and the query (`query`) both build on it without a loop.
 
+use crate::db::Conn;
+use crate::Error;
 use api_types as json;
 
 /// How a stored point maps to x: by step, or by timestamp shifted by `offset`.
@@ -41,6 +44,20 @@ impl Axis {
             Axis::Step => "step",
             Axis::Time { .. } => "timestamp",
         }
+    }
+
+    /// The smallest and largest stored value of [`Axis::column`] in series `sid`, from the
+    /// ends of its index (no scan); `None` when it has no points.
+    pub(super) fn stored_extent(self, c: &Conn, sid: i64) -> Result<Option<(i64, i64)>, Error> {
+        let col = self.column();
+        let sql = format!(
+            "SELECT (SELECT min({col}) FROM metric_points WHERE series_id = ?1),
+                    (SELECT max({col}) FROM metric_points WHERE series_id = ?1)"
+        );
+        let (lo, hi): (Option<i64>, Option<i64>) = c
+            .prepare_cached(&sql)?
+            .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(lo.zip(hi))
     }
 }
 

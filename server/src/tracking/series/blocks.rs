@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::db::sql::{json_array, json_int_list};
 use crate::db::{params, params_from_iter, Conn, Engine, OptionalExtension, Row, Stmt, Value};
 
+use super::axis::Axis;
 use super::block::{top_level, Block, MIN_LEVEL};
 use crate::Error;
 
@@ -14,13 +15,9 @@ use crate::Error;
 /// writes the new levels in the same transaction as its points, so a reader that asks first
 /// and reads the summaries after finds every level up to the answer.
 pub(crate) fn stored_top(c: &Conn, sid: i64) -> Result<u32, Error> {
-    let (lo, hi): (Option<i64>, Option<i64>) = c
-        .prepare_cached(
-            "SELECT (SELECT min(step) FROM metric_points WHERE series_id = ?1),
-                    (SELECT max(step) FROM metric_points WHERE series_id = ?1)",
-        )?
-        .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(lo.zip(hi).map_or(MIN_LEVEL, top_level))
+    Ok(Axis::Step
+        .stored_extent(c, sid)?
+        .map_or(MIN_LEVEL, top_level))
 }
 
 /// The columns after `(series_id, level, block)`, in [`from_row`]'s order: the summary

@@ -2,10 +2,10 @@
 //! summaries instead of every point: exact points around chosen positions in reading
 //! order, and summaries (count, lowest and highest point) for the stretches between.
 //!
-//! The walk first covers the range with the blocks of the series' top level, refining the blocks that cut its ends
-//! (a block's summary knows its smallest and largest step) down to their points; the
-//! covered blocks' counts then give the number of points in range and each block's place
-//! in reading order. Then every block holding one of the wanted positions is refined, level
+//! The walk first covers the range with the blocks of the series' top level, refining the
+//! blocks that cut its ends (a block's summary knows its smallest and largest step) down
+//! to their points; the covered blocks' counts then give the number of points in range and
+//! each block's place in reading order. Then every block holding one of the wanted positions is refined, level
 //! by level (the children of all such blocks of a level read with one statement), and at
 //! the lowest level read as points (its chunk, one row, when it holds as many points as the
 //! summary counts; else its step range of `metric_points`). What is left between the exact

@@ -1,8 +1,8 @@
 //! Metric series for charts: the query that streams a run's points in x order
 //! ([`query()`]; against another metric of the run, `query_x_key`) and the M4
 //! downsampling it feeds ([`downsample`]); the block summaries that let a chart of any
-//! range read rows in proportion to its pixels (`block`, `blocks`, `chunks`, `cover`), kept up to date
-//! by [`insert_points`], the one writer of a series' points.
+//! range read rows in proportion to its pixels (`block`, `blocks`, `chunks`, `cover`), kept
+//! up to date by [`insert_points`], the one writer of a series' points.
 
 mod axis;
 mod block;

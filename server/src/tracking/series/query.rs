@@ -273,16 +273,10 @@ struct Plan {
 
 /// The series' first and last x, from the index ends (no scan).
 fn extent(c: &Conn, sid: i64, axis: Axis) -> Result<Option<(f64, f64)>, Error> {
-    let col = axis.column();
-    let sql = format!(
-        "SELECT (SELECT min({col}) FROM metric_points WHERE series_id = ?1),
-                (SELECT max({col}) FROM metric_points WHERE series_id = ?1)"
-    );
-    let (lo, hi): (Option<i64>, Option<i64>) = c
-        .prepare_cached(&sql)?
-        .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let shift = |v: i64| v.saturating_sub(axis.offset()) as f64;
-    Ok(lo.zip(hi).map(|(lo, hi)| (shift(lo), shift(hi))))
+    Ok(axis
+        .stored_extent(c, sid)?
+        .map(|(lo, hi)| (shift(lo), shift(hi))))
 }
 
 /// Streams the points inside `view` in x order (primary key for steps, the timestamp index
