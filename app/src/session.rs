@@ -88,6 +88,12 @@ pub fn current_location() -> String {
     format!("{path}{}", loc.search().unwrap_or_default())
 }
 
+/// Whether the browser is on the sign-in page already (where a redirect to it would lose
+/// the page to return to).
+pub fn on_sign_in_page() -> bool {
+    window().location().pathname().ok().as_deref() == Some(AppRoute::SIGN_IN)
+}
+
 /// Link to the sign-in page that returns to where the user is now.
 pub fn sign_in_here() -> String {
     AppRoute::SignIn {
@@ -111,7 +117,7 @@ pub fn provide_session() -> Session {
     let navigate = use_safe_navigate();
     api::on_unauthenticated(move || {
         session.signed_out();
-        if window().location().pathname().ok().as_deref() != Some(AppRoute::SIGN_IN) {
+        if !on_sign_in_page() {
             navigate(&sign_in_here(), NavigateOptions::default());
         }
     });

@@ -136,6 +136,22 @@ test('an experiment opened signed in asks for its data while the app loads, and 
   expect(seen).not.toContain(firstPage);
 });
 
+test('an early answer of 401 (a session the server no longer knows) leads to sign-in', async ({ page, request, allowConsole, baseURL }) => {
+  const { exp } = await seed(request);
+  // The browser reports the refused requests.
+  allowConsole(/401/);
+  await page.context().clearCookies();
+  await page.context().addCookies([{ name: 'runlens_session', value: 'ended', url: baseURL }]);
+  const early = [];
+  page.on('request', (r) => { if (new URL(r.url()).pathname === `/api/v1/experiments/${exp}`) early.push(r.url()); });
+  await page.goto(`/experiments/${exp}`);
+  // To sign in, and back here after: the way back survives both the failed call's
+  // redirect and the session check's.
+  await expect(page).toHaveURL(new RegExp(`/signin\\?next=/experiments/${exp}$`));
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  expect(early).toHaveLength(1);
+});
+
 test('selection and colours live in the URL and survive a reload', async ({ page, request }) => {
   const s = await open(page, request);
   const a = s.runs['rt-run-1'];

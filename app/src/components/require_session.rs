@@ -6,7 +6,7 @@ use leptos_router::NavigateOptions;
 
 use crate::components::states::{ErrorView, Loading};
 use crate::hooks::use_safe_navigate;
-use crate::session::{sign_in_here, use_session, SessionState};
+use crate::session::{on_sign_in_page, sign_in_here, use_session, SessionState};
 
 /// Shows `children` only to a signed-in user; sends everyone else to sign in.
 #[component]
@@ -24,8 +24,10 @@ pub fn RequireSession(
         SessionState::SignedOut => Gate::Wait,
     });
     let navigate = use_safe_navigate();
+    // A 401 of a call may have taken the page to sign-in already (with the way back);
+    // redirecting from there would drop it.
     Effect::new(move |_| {
-        if state.get() == SessionState::SignedOut {
+        if state.get() == SessionState::SignedOut && !on_sign_in_page() {
             let opts = NavigateOptions {
                 replace: true,
                 ..Default::default()
