@@ -136,6 +136,39 @@ test('an experiment opened signed in asks for its data while the app loads, and 
   expect(seen).not.toContain(firstPage);
 });
 
+test('an experiment opened signed in renders whole: no frame of a half-built page before its table', async ({ page, request }) => {
+  const { exp } = await seed(request);
+  // The app arrives after the early answers, as on a load where the wasm takes longer than
+  // the API (always so here, made certain by holding the wasm back).
+  await page.route(/\.wasm$/, async (route) => {
+    await new Promise((r) => setTimeout(r, 500));
+    await route.continue();
+  });
+  // Counts the frames the page draws, and notes the count when the app first puts
+  // anything in the page and when the first run row appears.
+  await page.addInitScript(() => {
+    window.__frames = 0;
+    const tick = () => { window.__frames += 1; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    new MutationObserver((_, observer) => {
+      if (window.__appFrame === undefined && document.body && document.body.querySelector('header, main, div')) {
+        window.__appFrame = window.__frames;
+      }
+      if (document.querySelector('tr.run-row')) {
+        window.__rowFrame = window.__frames;
+        observer.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(6);
+  const seen = await page.evaluate(() => ({ app: window.__appFrame, row: window.__rowFrame }));
+  expect(seen.app).toBeDefined();
+  // The header, the experiment and its table went in within one frame: no "Loading…"
+  // page was drawn (and laid out) on the way.
+  expect(seen.row).toBe(seen.app);
+});
+
 test('an early answer of 401 (a session the server no longer knows) leads to sign-in', async ({ page, request, allowConsole, baseURL }) => {
   const { exp } = await seed(request);
   // The browser reports the refused requests.

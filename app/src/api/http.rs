@@ -92,11 +92,15 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
 /// Reads an error answer: the app API's `ApiError`, else MLflow's `{"error_code",
 /// "message"}` (the `/ajax-api/` writes), else a message naming the HTTP status.
 async fn decode_error(resp: Response) -> ApiError {
-    let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
-    match serde_json::from_str::<json::ApiError>(&text)
+    error_answer(resp.status(), &resp.status_text(), &text)
+}
+
+/// The [`ApiError`] of a non-2xx answer whose body is `text`.
+fn error_answer(status: u16, status_text: &str, text: &str) -> ApiError {
+    match serde_json::from_str::<json::ApiError>(text)
         .ok()
-        .or_else(|| super::mlflow_error::mlflow_error(&text))
+        .or_else(|| super::mlflow_error::mlflow_error(text))
     {
         Some(e) => e,
         None => {
@@ -109,7 +113,7 @@ async fn decode_error(resp: Response) -> ApiError {
             };
             error(
                 code,
-                format!("The server answered HTTP {status} {}.", resp.status_text()),
+                format!("The server answered HTTP {status} {status_text}."),
             )
         }
     }
@@ -131,14 +135,6 @@ pub(super) async fn send(
     body: Option<String>,
     on_401: On401,
 ) -> Result<Response, ApiError> {
-    if method == Method::GET {
-        if let Some(early) = super::early::take(url).await {
-            let resp = early
-                .map(Response::from)
-                .map_err(|e| network_error(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
-            return answer(resp, on_401).await;
-        }
-    }
     send_with(RequestBuilder::new(url), method, body, on_401).await
 }
 
@@ -180,11 +176,15 @@ async fn answer(resp: Response, on_401: On401) -> Result<Response, ApiError> {
     if resp.ok() || resp.status() == 416 {
         return Ok(resp);
     }
-    let err = decode_error(resp).await;
+    Err(reported(decode_error(resp).await, on_401))
+}
+
+/// `err`, having run the 401 handler when it is a 401 and `on_401` says so.
+fn reported(err: ApiError, on_401: On401) -> ApiError {
     if err.code == ErrorCode::Unauthenticated && on_401 == On401::Redirect {
         unauthenticated();
     }
-    Err(err)
+    err
 }
 
 /// Runs the handler set with [`on_unauthenticated`].
@@ -208,20 +208,33 @@ pub(super) fn on_stream_unauthenticated(
 }
 
 pub(super) async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ApiError> {
-    resp.json::<T>().await.map_err(|e| {
-        error(
-            ErrorCode::Decode,
-            format!("The server's answer could not be read: {e}"),
-        )
-    })
+    resp.json::<T>().await.map_err(unreadable)
+}
+
+/// The error of an answer whose body is not what the call expects.
+fn unreadable(why: impl std::fmt::Display) -> ApiError {
+    error(
+        ErrorCode::Decode,
+        format!("The server's answer could not be read: {why}"),
+    )
 }
 
 pub(super) fn to_json<B: Serialize>(body: &B) -> Result<String, ApiError> {
     serde_json::to_string(body).map_err(|e| error(ErrorCode::Encode, e.to_string()))
 }
 
-/// GETs `url` and decodes its JSON body.
+/// GETs `url` and decodes its JSON body; an answer the page asked for before the app ran
+/// ([`super::early`]) is taken instead of asking again.
 pub(super) async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
+    if let Some(early) = super::early::take(url).await {
+        let a =
+            early.map_err(|e| network_error(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
+        if !(200..300).contains(&a.status) {
+            let err = error_answer(a.status, &a.status_text, &a.body);
+            return Err(reported(err, On401::Redirect));
+        }
+        return serde_json::from_str(&a.body).map_err(unreadable);
+    }
     decode(send(Method::GET, url, None, On401::Redirect).await?).await
 }
 
