@@ -5,7 +5,7 @@ block summaries, and what keeping them costs ingest.
 
 Usage: .venv/bin/python bench/chart_bench.py --before PATH [--binary target/release/runlens]
        [--points 1000000 10000000] [--repeat 9] [--before-repeat 3] [--ingest-batches 300]
-       [--no-write]
+       [--busy N] [--no-write]
        .venv/bin/python bench/chart_bench.py --backends sqlite postgres [--binary ...]
        [--points 1000000 10000000] [--repeat 9] [--pg-dir /tmp/rl-pg-bench] [--no-write]
        [--shapes periodic noise]
@@ -23,7 +23,9 @@ Usage: .venv/bin/python bench/chart_bench.py --before PATH [--binary target/rele
    steps, as `bench/ingest_bench.py` logs), alternating builds twice; median ms per call.
 
 Times are wall clock of a kept-alive HTTP client on loopback (the server's time plus
-well under a millisecond: an empty `/health` round trip is reported as the floor). The
+well under a millisecond: an empty `/health` round trip is reported as the floor).
+`--busy N` fetches the charts (both builds) with N processes spinning on the CPU beside
+the server (`servers.Busy`): a loaded machine, the same on every run. The
 section "## Charts at 1M and 10M points (issue 11)" of docs/BENCHMARKS.md is rewritten
 unless `--no-write`; raw numbers go to bench/chart_results.json.
 
@@ -197,7 +199,11 @@ def render(res: dict) -> str:
              f"client on loopback (an empty `/health` round trip: {after['floor_ms']:.1f} ms). **before**: the scan "
              f"(`{res['before_build']}`); **after**: block summaries (`{res['after_build']}`, same data dir after "
              f"migration 0006 backfilled it in {res['backfill_s']:.1f} s). The answers after are the answers before, "
-             f"point for point ({res['identical']}).", "",
+             f"point for point ({res['identical']})."
+             + (f" While the charts were fetched, {res['busy']} processes spun on the CPU beside the server "
+                f"(`--busy {res['busy']}`; {min(res['busy_runnable'])}–{max(res['busy_runnable'])} processes "
+                f"runnable on the 2 cores when measuring began and ended)."
+                if res.get("busy") else ""), "",
              "| chart | points | before | after | in range | points drawn | spike kept |",
              "|---|---|---|---|---|---|---|"]
     sizes = sorted({int(k.split()[0]) for k in after if k[0].isdigit()})
@@ -479,6 +485,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--before-repeat", type=int, default=3, help="calls per chart before (at 10M each takes seconds)")
     ap.add_argument("--ingest-batches", type=int, default=300)
+    ap.add_argument("--busy", type=int, default=0,
+                    help="processes spinning on the CPU while the charts are fetched (servers.Busy)")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--ingest-only", action="store_true",
                     help="only step 3; the charts' numbers come from bench/chart_results.json")
@@ -495,7 +503,8 @@ def main() -> None:
     if not args.before:
         ap.error("--before is required unless --backends")
     res = {"date": time.strftime("%Y-%m-%d"), "repeat": args.repeat, "before_repeat": args.before_repeat, "ingest_batches": args.ingest_batches,
-           "before_build": build_name(args.before), "after_build": build_name(args.binary)}
+           "before_build": build_name(args.before), "after_build": build_name(args.binary), "busy": args.busy,
+           "busy_load": [], "busy_runnable": []}
 
     if args.ingest_only:
         old = json.loads(RESULTS.read_text())
@@ -518,7 +527,10 @@ def main() -> None:
                 res.setdefault("seed_s", {})[str(n)] = secs
                 print(f"[seed] {n:,} points in {secs:.0f} s ({n / secs:,.0f} points/s)", flush=True)
             print("[before]", flush=True)
-            res["before"] = measure_charts(server, runs, args.before_repeat)
+            with servers.Busy(args.busy) as busy:
+                res["before"] = measure_charts(server, runs, args.before_repeat)
+            res["busy_load"] += busy.load
+            res["busy_runnable"] += busy.runnable
             password = server.admin_password
         # The same data dir, the same administrator, the build with the summaries.
         t = time.perf_counter()
@@ -527,7 +539,10 @@ def main() -> None:
         with after as server:
             res["backfill_s"] = time.perf_counter() - t
             print(f"[after] started (migration included) in {res['backfill_s']:.1f} s", flush=True)
-            res["after"] = measure_charts(server, runs, args.repeat)
+            with servers.Busy(args.busy) as busy:
+                res["after"] = measure_charts(server, runs, args.repeat)
+            res["busy_load"] += busy.load
+            res["busy_runnable"] += busy.runnable
     except SkipCharts:
         pass
     finally:

@@ -7,6 +7,7 @@ Usage (any Python with `requests`; Node with end2end/node_modules; a release app
 dist/, whose post-build hook wrote the `.br`/`.gz` copies):
 
   python bench/cold_load_bench.py [--bin target/release/runlens] [--runs 100000] [--repeat 5]
+                                  [--baseline-bin B --baseline-dist D] [--busy N]
 
 Seeds `--dir` once as bench/runs_table_bench.py does (one experiment of `--runs` runs,
 written straight into SQLite), then starts three servers at once, each on its own copy of
@@ -16,7 +17,8 @@ no `Cache-Control`); `precompressed`, the baseline as it serves by default; `now
 build. Each of `--repeat` rounds has bench/cold_load.mjs open each one's experiment page
 (the order rotating) in a new browser profile: cold (empty caches), then warm (the same
 profile again: the app's files and the wasm's compiled code cached), to `tr.run-row`
-visible. Raw numbers in bench/cold_load_results.json; section "## Cold page load (issue
+visible. `--busy N` keeps N processes spinning on the CPU throughout (`servers.Busy`): a
+loaded machine, the same on every run. Raw numbers in bench/cold_load_results.json; section "## Cold page load (issue
 33)" of docs/BENCHMARKS.md unless `--no-write`.
 """
 
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import docsection
 import runs_table_bench as rtb
-from servers import ROOT, Server, free_port
+from servers import ROOT, Busy, Server, free_port
 
 DEFAULT_DIR = ROOT / "target" / "bench-cold-load"
 RESULTS = ROOT / "bench" / "cold_load_results.json"
@@ -80,11 +82,12 @@ def measure(args, exp: int) -> dict:
     """Every mode's loads: the three servers run at once, and each round loads each mode's
     page once (cold, then warm) in a rotating order, so a busy stretch of the machine falls
     on every mode alike and the modes compare within one run."""
-    out = {label: {"cold_ms": [], "warm_ms": [], "wasm": [], "timeline": [], "load1": []} for label in MODES}
-    labels = list(MODES)
+    labels = args.modes
+    out = {label: {"cold_ms": [], "warm_ms": [], "wasm": [], "timeline": [], "load1": []} for label in labels}
     penv = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": rtb.PASSWORD}
     with contextlib.ExitStack() as stack:
         srvs = {label: stack.enter_context(server(args, label)) for label in labels}
+        busy = stack.enter_context(Busy(args.busy))
         for i in range(args.repeat):
             for label in labels[i % len(labels):] + labels[:i % len(labels)]:
                 proc = subprocess.run(["node", str(ROOT / "bench" / "cold_load.mjs"),
@@ -97,6 +100,7 @@ def measure(args, exp: int) -> dict:
                     out[label][k] += raw[k]
                 out[label]["load1"].append(os.getloadavg()[0])
                 print(f"round {i + 1} {label}: cold {raw['cold_ms'][0]} ms, warm {raw['warm_ms'][0]} ms", flush=True)
+    out["busy_load"], out["busy_runnable"] = busy.load, busy.runnable
     return out
 
 
@@ -116,11 +120,15 @@ def render(res: dict) -> str:
              "this build, served the same way. The three servers run at once and each round loads each "
              "one's page in turn (the order rotating), so the modes share the machine's load: load average "
              f"{res['load'][0]:.1f} at the start, {res.get('load_after', res['load'])[0]:.1f} at the end, "
-             f"{min(min(res[m].get('load1', [res['load'][0]])) for m in MODES):.1f}–"
-             f"{max(max(res[m].get('load1', [res['load'][0]])) for m in MODES):.1f} during.", "",
+             f"{min(min(res[m].get('load1', [res['load'][0]])) for m in res['modes']):.1f}–"
+             f"{max(max(res[m].get('load1', [res['load'][0]])) for m in res['modes']):.1f} during."
+             + (f" Throughout the loads {res['busy']} processes spun on the CPU beside them (`--busy "
+                f"{res['busy']}`, a loaded machine made on purpose; {min(res['busy_runnable'])}–"
+                f"{max(res['busy_runnable'])} processes runnable when the loads began and ended)."
+                if res.get("busy") else ""), "",
              "| build, serving | cold (ms) | warm (ms) | wasm on the wire, cold (bytes, encoding) |",
              "|---|---:|---:|---:|"]
-    for label in MODES:
+    for label in res["modes"]:
         r = res[label]
         cold = r["wasm"][0::2]
         wire = cold[0].get("wire_bytes") if cold else None
@@ -128,11 +136,19 @@ def render(res: dict) -> str:
         lines.append(f"| {label} | {med(r['cold_ms']):,} ({min(r['cold_ms']):,}–{max(r['cold_ms']):,}) | "
                      f"{med(r['warm_ms']):,} ({min(r['warm_ms']):,}–{max(r['warm_ms']):,}) | "
                      f"{wire if wire is None else format(wire, ',')} {enc} |")
+    if {"precompressed", "now"} <= set(res["modes"]):
+        pairs = []
+        for kind in ("cold_ms", "warm_ms"):
+            d = [n - b for b, n in zip(res["precompressed"][kind], res["now"][kind])]
+            pairs.append(f"{kind.split('_')[0]} {statistics.median(d):+.0f} ms "
+                         f"(faster in {sum(x < 0 for x in d)} of {len(d)})")
+        lines += ["", "`now` against `precompressed`, round by round (the same serving, loaded one after the "
+                  "other; median difference): " + ", ".join(pairs) + "."]
     lines += ["", "Where a cold load's time goes (the page's clock, ms from navigation, median over the "
               "cold loads; an API call as start→end; `–` where the build makes no such call):", "",
               "| build, serving | wasm fetched | `/api/v1/session` | experiment | first runs page | first row |",
               "|---|---:|---:|---:|---:|---:|"]
-    for label in MODES:
+    for label in res["modes"]:
         t = phases(res[label]["timeline"][0::2])
         lines.append(f"| {label} | {t['wasm']} | {t['session']} | {t['experiment']} | {t['runs']} | {t['row']} |")
     lines += ["", f"The wasm (`{w['file']}`): {w['raw']:,} bytes raw, {w['gzip']:,} gzip (level 9), "
@@ -178,13 +194,18 @@ def main() -> None:
     p.add_argument("--baseline", default="this build", help="what the baseline is, for the table")
     p.add_argument("--runs", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES),
+                   help="the servings to load (default all three; `precompressed now` compares the builds)")
+    p.add_argument("--busy", type=int, default=0,
+                   help="processes spinning on the CPU throughout the loads (servers.Busy): a loaded machine")
     p.add_argument("--no-write", action="store_true", help="do not rewrite docs/BENCHMARKS.md")
     args = p.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     args.baseline_bin = args.baseline_bin or args.bin
     args.baseline_dist = args.baseline_dist or args.dist
     exp = seeded(args)
-    res = {"runs": args.runs, "repeat": args.repeat, "load": os.getloadavg(), "wasm": wasm_sizes(args.dist),
+    res = {"runs": args.runs, "repeat": args.repeat, "busy": args.busy, "modes": args.modes, "load": os.getloadavg(),
+           "wasm": wasm_sizes(args.dist),
            "build": "release" if "release" in args.bin.parts else "debug", "baseline": args.baseline}
     res.update(measure(args, exp))
     res["load_after"] = os.getloadavg()

@@ -108,6 +108,43 @@ class MemoryWatch:
         self._thread.join(timeout=2)
 
 
+class Busy:
+    """A loaded machine made on purpose: `n` processes that each spin on a core until the
+    block ends, so a measurement's "busy" is the same on every run instead of whatever other
+    work happens to share the machine (on 2 cores, `n` = 8 gives a load average near 8-10
+    with the bench's own processes). `n` = 0 does nothing.
+
+    Use as a context manager: `with Busy(8) as b: ...; b.load, b.runnable` (the 1-minute load
+    average, which lags behind a short block, and the processes runnable at that moment, from
+    `/proc/loadavg`; each seen at the start and at the end)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.procs: list[subprocess.Popen] = []
+        self.load: list[float] = []
+        self.runnable: list[int] = []
+
+    def _note(self):
+        self.load.append(os.getloadavg()[0])
+        with open("/proc/loadavg") as f:
+            self.runnable.append(int(f.read().split()[3].split("/")[0]))
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(self.n)]
+        if self.n:
+            time.sleep(2)  # every spinner running before the first measurement
+        self._note()
+        return self
+
+    def __exit__(self, *exc):
+        self._note()
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+        self.procs = []
+
+
 class Server:
     """A child server process reachable at `url`, with its log in `log_path`."""
 
