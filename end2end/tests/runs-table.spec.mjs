@@ -561,6 +561,28 @@ test('filtering, sorting, picking columns and switching views while a run logs l
   await mlflow(request, 'runs/delete', { run_id: id });
 });
 
+test('scrolling the table builds only the rows it brings in: the rows still in view are the same elements', async ({ page, request }) => {
+  const name = `/Users/alice/e2e-runs-scroll-${Date.now()}`;
+  const { experiment_id: exp } = await mlflow(request, 'experiments/create', { name });
+  const t0 = Date.now() - 3_600_000;
+  await Promise.all(Array.from({ length: 60 }, (_, i) => mlflow(request, 'runs/create', {
+    experiment_id: exp, run_name: `sc-${String(i).padStart(2, '0')}`, start_time: t0 + i * 1000,
+  })));
+  await page.goto(`/experiments/${exp}`);
+  // Newest first: the 13th row is sc-47. Mark its element.
+  const row = (run) => page.locator('tr.run-row', { has: page.getByRole('link', { name: run, exact: true }) });
+  await expect(row('sc-47')).toBeVisible();
+  await row('sc-47').evaluate((el) => { el.dataset.mark = 'kept'; });
+  const before = await rowIds(page);
+  // Ten rows down: the window moves at both ends (the newest rows leave it, older ones
+  // join), and sc-47 stays inside it.
+  await page.locator('.runs-scroll').evaluate((el) => { el.scrollTop = 10 * 36; });
+  await expect(row('sc-59')).not.toBeAttached();
+  const after = await rowIds(page);
+  expect(after.at(-1)).not.toBe(before.at(-1));
+  await expect(row('sc-47')).toHaveAttribute('data-mark', 'kept');
+});
+
 test('a large experiment loads pages as the table scrolls and counts every run', async ({ page, request }) => {
   // 450 runs: more than two of the server's 200-run pages. The experiment is this test's own.
   const name = `/Users/alice/e2e-runs-pages-${Date.now()}`;

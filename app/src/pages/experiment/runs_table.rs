@@ -446,25 +446,27 @@ pub fn RunsTable(
         ws.select(&ids);
     });
     let n_cols = move || 2 + ATTR_COLUMNS + h.shape.with(|d| d.pinned.len() + d.rest.len()) + 1;
+    // The window's rows are keyed by what they show, so a scroll builds only the rows it
+    // brings in and drops the ones it leaves. A key's row never changes under it (pages
+    // only append rows; a new query makes a new table); a change of columns builds every
+    // row again.
     let body = move || {
-        let w = window.get();
         let d = h.shape.get();
-        let spacer = |n: usize| {
-            let height = format!("height: {}px", n as f64 * ROW_HEIGHT);
+        let spacer = move |rows_of: fn(&RowWindow) -> usize| {
+            let height = move || format!("height: {}px", window.with(rows_of) as f64 * ROW_HEIGHT);
             view! { <tr class="spacer" style=height aria-hidden="true"><td colspan=n_cols></td></tr> }
         };
-        let loading = (0..w.loading).map(|_| loading_row(n_cols())).collect_view();
-        let shown = rows.with(|rows| {
-            w.rows
-                .into_iter()
-                .map(|t| run_row(&rows[t.index], t, &d, ctx))
+        let loading = move || {
+            (0..window.with(|w| w.loading))
+                .map(|_| loading_row(n_cols()))
                 .collect_view()
-        });
+        };
+        let row = move |t: TreeRow| rows.with_untracked(|rows| run_row(&rows[t.index], t, &d, ctx));
         view! {
-            {spacer(w.above)}
-            {shown}
+            {spacer(|w| w.above)}
+            <For each=move || window.with(|w| w.rows.clone()) key=|t| *t children=row />
             {loading}
-            {spacer(w.below)}
+            {spacer(|w| w.below)}
         }
     };
     let table_style = move || {

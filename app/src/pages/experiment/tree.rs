@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use api_types as json;
 
 /// One visible row of the grouped table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TreeRow {
     /// Index into the table's rows.
     pub index: usize,
