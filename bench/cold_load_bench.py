@@ -17,7 +17,8 @@ no `Cache-Control`); `precompressed`, the baseline as it serves by default; `now
 build. Each of `--repeat` rounds has bench/cold_load.mjs open each one's experiment page
 (the order rotating) in a new browser profile: cold (empty caches), then warm (the same
 profile again: the app's files and the wasm's compiled code cached), to `tr.run-row`
-visible. `--busy N` keeps N processes spinning on the CPU throughout (`servers.Busy`): a
+visible; then (`--scroll N`, 30 unless 0) it scrolls the table a row at a time N times and
+times each step to the frame that shows it. `--busy N` keeps N processes spinning on the CPU throughout (`servers.Busy`): a
 loaded machine, the same on every run. Raw numbers in bench/cold_load_results.json; section "## Cold page load (issue
 33)" of docs/BENCHMARKS.md unless `--no-write`.
 """
@@ -83,7 +84,8 @@ def measure(args, exp: int) -> dict:
     page once (cold, then warm) in a rotating order, so a busy stretch of the machine falls
     on every mode alike and the modes compare within one run."""
     labels = args.modes
-    out = {label: {"cold_ms": [], "warm_ms": [], "wasm": [], "timeline": [], "load1": []} for label in labels}
+    out = {label: {"cold_ms": [], "warm_ms": [], "wasm": [], "timeline": [], "load1": [], "scroll_ms": [],
+                   "scroll_floor_ms": []} for label in labels}
     penv = {**os.environ, "BENCH_USERNAME": "admin", "BENCH_PASSWORD": rtb.PASSWORD}
     with contextlib.ExitStack() as stack:
         srvs = {label: stack.enter_context(server(args, label)) for label in labels}
@@ -91,12 +93,12 @@ def measure(args, exp: int) -> dict:
         for i in range(args.repeat):
             for label in labels[i % len(labels):] + labels[:i % len(labels)]:
                 proc = subprocess.run(["node", str(ROOT / "bench" / "cold_load.mjs"),
-                                       f"{srvs[label].url}/experiments/{exp}", "1"],
+                                       f"{srvs[label].url}/experiments/{exp}", "1", str(args.scroll)],
                                       capture_output=True, text=True, timeout=600, env=penv)
                 if proc.returncode != 0:
                     raise RuntimeError(f"cold_load.mjs failed: {(proc.stderr or proc.stdout)[-2000:]}")
                 raw = json.loads(proc.stdout.strip().splitlines()[-1])
-                for k in ("cold_ms", "warm_ms", "wasm", "timeline"):
+                for k in ("cold_ms", "warm_ms", "wasm", "timeline", "scroll_ms", "scroll_floor_ms"):
                     out[label][k] += raw[k]
                 out[label]["load1"].append(os.getloadavg()[0])
                 print(f"round {i + 1} {label}: cold {raw['cold_ms'][0]} ms, warm {raw['warm_ms'][0]} ms", flush=True)
@@ -136,6 +138,16 @@ def render(res: dict) -> str:
         lines.append(f"| {label} | {med(r['cold_ms']):,} ({min(r['cold_ms']):,}–{max(r['cold_ms']):,}) | "
                      f"{med(r['warm_ms']):,} ({min(r['warm_ms']):,}–{max(r['warm_ms']):,}) | "
                      f"{wire if wire is None else format(wire, ',')} {enc} |")
+    if any(res[label]["scroll_ms"] for label in res["modes"]):
+        pct = lambda xs, q: sorted(xs)[int(q * (len(xs) - 1))]  # noqa: E731
+        lines += ["", f"Scrolling the table a row (36 px) at a time, {res['scroll']} steps a round after the "
+                  "warm load, ms from the scroll to the second frame after it (the floor: steps of 1 px, "
+                  "which change no row):", "",
+                  "| build, serving | scroll a row, p50 | p90 | max | floor, p50 |", "|---|---:|---:|---:|---:|"]
+        for label in res["modes"]:
+            xs, fl = res[label]["scroll_ms"], res[label]["scroll_floor_ms"]
+            lines.append(f"| {label} | {statistics.median(xs):.1f} | {pct(xs, 0.9):.1f} | {max(xs):.1f} | "
+                         f"{statistics.median(fl):.1f} |")
     if {"precompressed", "now"} <= set(res["modes"]):
         pairs = []
         for kind in ("cold_ms", "warm_ms"):
@@ -198,13 +210,16 @@ def main() -> None:
                    help="the servings to load (default all three; `precompressed now` compares the builds)")
     p.add_argument("--busy", type=int, default=0,
                    help="processes spinning on the CPU throughout the loads (servers.Busy): a loaded machine")
+    p.add_argument("--scroll", type=int, default=30,
+                   help="one-row scroll steps timed a round, after the warm load (0: none)")
     p.add_argument("--no-write", action="store_true", help="do not rewrite docs/BENCHMARKS.md")
     args = p.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     args.baseline_bin = args.baseline_bin or args.bin
     args.baseline_dist = args.baseline_dist or args.dist
     exp = seeded(args)
-    res = {"runs": args.runs, "repeat": args.repeat, "busy": args.busy, "modes": args.modes, "load": os.getloadavg(),
+    res = {"runs": args.runs, "repeat": args.repeat, "busy": args.busy, "modes": args.modes, "scroll": args.scroll,
+           "load": os.getloadavg(),
            "wasm": wasm_sizes(args.dist),
            "build": "release" if "release" in args.bin.parts else "debug", "baseline": args.baseline}
     res.update(measure(args, exp))
