@@ -583,6 +583,27 @@ test('scrolling the table builds only the rows it brings in: the rows still in v
   await expect(row('sc-47')).toHaveAttribute('data-mark', 'kept');
 });
 
+test('a short table that grows when a parent is expanded shows every row, none left blank', async ({ page, request }) => {
+  const name = `/Users/alice/e2e-runs-grow-${Date.now()}`;
+  const { experiment_id: exp } = await mlflow(request, 'experiments/create', { name });
+  const t0 = Date.now() - 3_600_000;
+  const { run: parent } = await mlflow(request, 'runs/create', { experiment_id: exp, run_name: 'gr-parent', start_time: t0 + 100_000 });
+  await Promise.all(Array.from({ length: 20 }, (_, i) => mlflow(request, 'runs/create', {
+    experiment_id: exp, run_name: `gr-child-${String(i).padStart(2, '0')}`, start_time: t0 + i * 1000,
+    tags: [{ key: 'mlflow.parentRunId', value: parent.info.run_id }],
+  })));
+  // A window tall enough for the table to show all 21 rows once they are there.
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await page.goto(`/experiments/${exp}`);
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(1);
+  // The table was one row high; expanded, it grows and shows every row, none left as
+  // blank space.
+  await page.getByRole('button', { name: 'Expand child runs' }).click();
+  await expect(page.locator('tbody tr.run-row')).toHaveCount(21);
+  await expect(page.getByRole('link', { name: 'gr-child-00', exact: true })).toBeVisible();
+  expect(await page.locator('tbody tr.spacer').evaluateAll((s) => s.map((e) => e.style.height))).toEqual(['0px', '0px']);
+});
+
 test('a large experiment loads pages as the table scrolls and counts every run', async ({ page, request }) => {
   // 450 runs: more than two of the server's 200-run pages. The experiment is this test's own.
   const name = `/Users/alice/e2e-runs-pages-${Date.now()}`;

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use leptos::html::Div;
 use leptos::prelude::*;
+use leptos_use_element_size::{use_element_size, UseElementSizeReturn};
 
 /// Rows rendered above and below the viewport.
 pub const OVERSCAN: usize = 8;
@@ -82,6 +83,22 @@ impl VirtualScroll {
                 self.viewport.try_set(h);
             }
         }
+    }
+
+    /// Measures the container once it is mounted and again whenever its size changes: a
+    /// container that grows with its rows up to a cap (a table of a few runs, a parent's
+    /// children expanded) would otherwise keep the window of its first, smaller height and
+    /// leave the rows past it blank.
+    pub fn follow_size(&self) {
+        let this = *self;
+        let UseElementSizeReturn { width, height } = use_element_size(self.node);
+        Effect::new(move |_| {
+            width.track();
+            height.track();
+            if this.node.get().is_some() {
+                this.measure();
+            }
+        });
     }
 
     /// Scrolls back to the top (e.g. when the rows change).

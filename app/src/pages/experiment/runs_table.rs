@@ -341,11 +341,7 @@ fn use_row_window(
         let have = pages.rows.with(Vec::len);
         pages.want((have + end).saturating_sub(shown));
     });
-    Effect::new(move |_| {
-        if scroll.node.get().is_some() {
-            scroll.measure();
-        }
-    });
+    scroll.follow_size();
     window
 }
 
